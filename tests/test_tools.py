@@ -3,6 +3,7 @@ with the request messages field by field."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -12,7 +13,8 @@ from kxm_grpc.domain.keyring import Keyring
 from kxm_grpc.domain.tokens import mint_session_token, unverified_tool_policy
 from kxm_grpc.domain.tool_policy import make_policy
 from kxm_grpc.server import methods
-from kxm_grpc.tools.schema import MILLISECONDS_SUFFIX, is_deprecated
+from kxm_grpc.tools.comments import comments
+from kxm_grpc.tools.schema import MILLISECONDS_SUFFIX, is_deprecated, is_duration, limits_of
 from kxm_grpc.tools.table import TOOLS, ArgumentError
 
 
@@ -180,3 +182,63 @@ def _is_set(message: Any, field: FieldDescriptor) -> bool:
     if field.message_type is not None:
         return bool(message.HasField(field.name))
     return bool(value)
+
+
+def test_every_bound_a_comment_states_is_declared() -> None:
+    """A tool request field whose comment says "at most N characters" or "(A to B)" declares that
+    bound in ``[(kxm.v1.limits)]``, so the schema carries it (prose and annotation cannot part)."""
+    found = []
+    for field, text in _tool_fields():
+        limits = limits_of(field)
+        if field.message_type is not None and field.message_type.GetOptions().map_entry:
+            continue
+        length = re.search(r"at most ([\d,]+) characters", text)
+        if length and (limits is None or limits.max_length != int(length.group(1).replace(",", ""))):
+            found.append(f"{field.full_name}: {length.group(0)}")
+        bounds = re.search(r"\((-?[\d,]+) to (-?[\d,]+)\)", text)
+        if bounds and not is_duration(field):
+            low, high = (int(n.replace(",", "")) for n in bounds.groups())
+            if limits is None or limits.maximum != high or limits.minimum not in (low, 0):
+                found.append(f"{field.full_name}: {bounds.group(0)}")
+    assert found == []
+
+
+def test_declared_bounds_are_the_rules_bounds() -> None:
+    """The contract's bounds are the ones the hub enforces (the domain's constants)."""
+    from kxm_grpc.domain import leases, messages
+    from kxm_grpc.v1 import lease_service_pb2, message_service_pb2
+
+    send = message_service_pb2.SendMessageRequest.DESCRIPTOR.fields_by_name
+    acquire = lease_service_pb2.AcquireLeaseRequest.DESCRIPTOR.fields_by_name
+    declared = {
+        "target": (limits_of(send["target"]).max_length, messages.MAX_TARGET_CHARS),
+        "content": (limits_of(send["content"]).max_length, messages.MAX_CONTENT_CHARS),
+        "idempotency": (limits_of(send["idempotency_key"]).max_length, messages.MAX_IDEMPOTENCY_KEY_CHARS),
+        "hops": (limits_of(send["hops"]).maximum, messages.MAX_HOPS),
+        "ttl": (limits_of(send["ttl"]).maximum, messages.MAX_TTL // 1000),
+        "wait": (limits_of(send["wait"]).maximum, messages.MAX_WAIT // 1000),
+        "lease name": (limits_of(acquire["name"]).max_length, leases.MAX_NAME_CHARS),
+        "lease ttl": (limits_of(acquire["ttl"]).maximum, leases.MAX_TTL // 1000),
+        "lease min ttl": (limits_of(acquire["ttl"]).minimum, leases.MIN_TTL // 1000),
+    }
+    assert {name: pair[0] for name, pair in declared.items()} == {name: pair[1] for name, pair in declared.items()}
+
+
+def _tool_fields() -> list[tuple[FieldDescriptor, str]]:
+    """Every field of every tool's request, nested messages included (each message once)."""
+    described = comments()
+    seen: set[str] = set()
+    fields: list[tuple[FieldDescriptor, str]] = []
+
+    def walk(message: Descriptor) -> None:
+        if message.full_name in seen or message.full_name.startswith("google."):
+            return
+        seen.add(message.full_name)
+        for field in message.fields:
+            fields.append((field, described.get(f"{message.full_name}.{field.name}", "")))
+            if field.message_type is not None:
+                walk(field.message_type)
+
+    for tool in TOOLS.values():
+        walk(tool.request)
+    return fields

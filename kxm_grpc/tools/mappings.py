@@ -6,8 +6,9 @@ habits carry those shapes, so the tools keep them (docs/decisions.md, decision 2
 
 - every tool takes each ``Duration`` field as integer milliseconds under ``<name>Ms``
   (``ttl`` → ``ttlMs``);
-- ``maximum_ms`` bounds a duration in the schema where the hub reduces larger values anyway
-  (``kxm_wait``'s ``wait``: 60 s), so a model is told the bound rather than surprised by it;
+- ``clamped`` durations above their declared maximum (``[(kxm.v1.limits)]``) are reduced to it
+  rather than refused, where the hub reduces larger values anyway (the waits of ``kxm_wait``,
+  ``kxm_send`` and ``kxm_fanout``): the original's ``kxm_await`` clamped to 60 s;
 - ``result`` is a view of the response's JSON (``kxm_send``'s ``{messageId, status, target, …}``).
 
 Everything else is the RPC's request and response in the proto JSON mapping.
@@ -16,7 +17,7 @@ Everything else is the RPC's request and response in the proto JSON mapping.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 JsonObject = dict[str, Any]
@@ -28,8 +29,8 @@ class ToolMapping:
 
     milliseconds: bool = True
     """Durations as integer milliseconds under ``<name>Ms`` (the original's convention)."""
-    maximum_ms: Mapping[str, int] = field(default_factory=dict)
-    """Upper bounds of top-level durations, by JSON name (``wait``), in milliseconds."""
+    clamped: frozenset[str] = frozenset()
+    """Top-level durations, by JSON name (``wait``), reduced to their declared maximum when above it."""
     result: Callable[[JsonObject], JsonObject] | None = None
     """The tool's result from the response's proto JSON; None: the response as it is."""
 
@@ -56,7 +57,8 @@ PLAIN = ToolMapping()
 """The mapping of every tool not named in ``MAPPINGS``."""
 
 MAPPINGS: Mapping[str, ToolMapping] = {
-    "kxm_send": ToolMapping(result=send_result),
-    "kxm_wait": ToolMapping(maximum_ms={"wait": 60_000}),
+    "kxm_send": ToolMapping(clamped=frozenset({"wait"}), result=send_result),
+    "kxm_wait": ToolMapping(clamped=frozenset({"wait"})),
+    "kxm_fanout": ToolMapping(clamped=frozenset({"wait"})),
 }
 """The tools that differ from their RPC beyond milliseconds, by tool name."""

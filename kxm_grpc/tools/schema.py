@@ -16,6 +16,7 @@ from typing import Any
 
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 
+from kxm_grpc._gen.kxm.v1 import options_pb2
 from kxm_grpc.tools.comments import comments
 
 JsonSchema = dict[str, Any]
@@ -83,6 +84,37 @@ def property_name(field: FieldDescriptor, *, milliseconds: bool) -> str:
     return field.json_name
 
 
+def limits_of(field: FieldDescriptor) -> options_pb2.FieldLimits | None:
+    """The field's declared bounds (``[(kxm.v1.limits) = {...}]``), or None when it declares none."""
+    options = field.GetOptions()
+    if not options.HasExtension(options_pb2.limits):
+        return None
+    return options.Extensions[options_pb2.limits]
+
+
+def _bounded(schema: JsonSchema, limits: options_pb2.FieldLimits | None, *, whole: bool) -> JsonSchema:
+    """``schema`` with the declared bounds that apply to it: lengths and ranges to a single value,
+    entry counts to the whole of a repeated or map field (``whole``)."""
+    if limits is None:
+        return schema
+    if whole:
+        kind = "Properties" if schema.get("type") == "object" else "Items"
+        if limits.max_items:
+            schema[f"max{kind}"] = limits.max_items
+        if limits.min_items:
+            schema[f"min{kind}"] = limits.min_items
+        return schema
+    if limits.max_length:
+        schema["maxLength"] = limits.max_length
+    if limits.min_length:
+        schema["minLength"] = limits.min_length
+    if limits.HasField("minimum") and schema.get("type") == "integer":
+        schema["minimum"] = limits.minimum
+    if limits.HasField("maximum") and schema.get("type") == "integer":
+        schema["maximum"] = limits.maximum
+    return schema
+
+
 def is_duration(field: FieldDescriptor) -> bool:
     """Whether the field is a ``google.protobuf.Duration``."""
     return field.message_type is not None and field.message_type.full_name == DURATION
@@ -101,6 +133,8 @@ def _object(message: Descriptor, milliseconds: bool, depth: int) -> JsonSchema:
         oneof = field.containing_oneof
         # proto3 ``optional`` makes a synthetic oneof of one field, named after it: not a choice.
         real_oneof = oneof is not None and not (len(oneof.fields) == 1 and oneof.name == f"_{field.name}")
+        if milliseconds and is_duration(field):
+            text = f"{text} In milliseconds.".strip()
         if oneof is not None and real_oneof:
             siblings = ", ".join(property_name(f, milliseconds=milliseconds) for f in oneof.fields if f is not field)
             text = f"{text} At most one of this and {siblings}.".strip()
@@ -116,12 +150,15 @@ def _object(message: Descriptor, milliseconds: bool, depth: int) -> JsonSchema:
 
 
 def _field(field: FieldDescriptor, milliseconds: bool, depth: int) -> JsonSchema:
+    limits = limits_of(field)
     if field.message_type is not None and field.message_type.GetOptions().map_entry:
         value = field.message_type.fields_by_name["value"]
-        return {"type": "object", "additionalProperties": _single(value, milliseconds, depth)}
-    single = _single(field, milliseconds, depth)
+        return _bounded(
+            {"type": "object", "additionalProperties": _single(value, milliseconds, depth)}, limits, whole=True
+        )
+    single = _bounded(_single(field, milliseconds, depth), limits, whole=False)
     if field.is_repeated:
-        return {"type": "array", "items": single}
+        return _bounded({"type": "array", "items": single}, limits, whole=True)
     return single
 
 

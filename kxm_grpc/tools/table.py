@@ -23,7 +23,14 @@ from kxm_grpc._gen.kxm import v1 as _gen_v1
 from kxm_grpc._gen.kxm.v1 import options_pb2
 from kxm_grpc.tools.comments import comments
 from kxm_grpc.tools.mappings import MAPPINGS, PLAIN, JsonObject, ToolMapping
-from kxm_grpc.tools.schema import MILLISECONDS_SUFFIX, JsonSchema, is_deprecated, is_duration, message_schema
+from kxm_grpc.tools.schema import (
+    MILLISECONDS_SUFFIX,
+    JsonSchema,
+    is_deprecated,
+    is_duration,
+    limits_of,
+    message_schema,
+)
 
 ERRORS_HEADING = "Errors:"
 
@@ -92,8 +99,9 @@ def _from_milliseconds(message: Descriptor, arguments: JsonObject, mapping: Tool
     for key, value in arguments.items():
         field = _field_of(message, key)
         if field is not None and is_duration(field):
-            bound = mapping.maximum_ms.get(field.json_name) if top else None
-            converted[field.json_name] = _seconds_text(key, value, bound)
+            limits = limits_of(field)
+            clamp = top and field.json_name in mapping.clamped and limits is not None and limits.HasField("maximum")
+            converted[field.json_name] = _seconds_text(key, value, limits.maximum if clamp and limits else None)
         elif field is not None and field.message_type is not None and isinstance(value, dict):
             converted[key] = _from_milliseconds(field.message_type, value, mapping, top=False)
         elif field is not None and field.message_type is not None and isinstance(value, list):
@@ -143,8 +151,6 @@ def read_tool(service: ServiceDescriptor, method: MethodDescriptor) -> Tool | No
         return None
     mapping = MAPPINGS.get(facts.tool_name, PLAIN)
     schema = message_schema(method.input_type, milliseconds=mapping.milliseconds)
-    for name, maximum in mapping.maximum_ms.items():
-        schema["properties"][name + MILLISECONDS_SUFFIX]["maximum"] = maximum
     return Tool(
         name=facts.tool_name,
         method=f"/{service.full_name}/{method.name}",

@@ -213,6 +213,7 @@ from kxm_grpc._gen.kxm.v1.message_service_pb2 import (
     WaitMessageResponse,
 )
 from kxm_grpc._gen.kxm.v1.options_pb2 import (
+    FieldLimits,
     RpcFacts,
 )
 from kxm_grpc._gen.kxm.v1.runtime_service_pb2 import (
@@ -1967,6 +1968,7 @@ __all__ = [
     "FanoutResult",
     "FanoutStatus",
     "FaultBoundary",
+    "FieldLimits",
     "FileChanges",
     "Finding",
     "GateCheck",

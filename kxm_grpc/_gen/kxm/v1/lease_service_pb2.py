@@ -27,13 +27,21 @@ from kxm_grpc._gen.kxm.v1 import options_pb2 as kxm_dot_v1_dot_options__pb2
 from kxm_grpc._gen.kxm.v1 import types_pb2 as kxm_dot_v1_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1akxm/v1/lease_service.proto\x12\x06kxm.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\"t\n\x13\x41\x63quireLeaseRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12&\n\x03ttl\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\'\n\x04wait\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\"E\n\x14\x41\x63quireLeaseResponse\x12\x1c\n\x05lease\x18\x01 \x01(\x0b\x32\r.kxm.v1.Lease\x12\x0f\n\x07renewed\x18\x02 \x01(\x08\"`\n\x11RenewLeaseRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x15\n\rfencing_token\x18\x02 \x01(\x04\x12&\n\x03ttl\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\"2\n\x12RenewLeaseResponse\x12\x1c\n\x05lease\x18\x01 \x01(\x0b\x32\r.kxm.v1.Lease\":\n\x13ReleaseLeaseRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x15\n\rfencing_token\x18\x02 \x01(\x04\"4\n\x14ReleaseLeaseResponse\x12\x1c\n\x05lease\x18\x01 \x01(\x0b\x32\r.kxm.v1.Lease\"\x1f\n\x0fGetLeaseRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"0\n\x10GetLeaseResponse\x12\x1c\n\x05lease\x18\x01 \x01(\x0b\x32\r.kxm.v1.Lease\"R\n\x11ListLeasesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x16\n\x0einclude_lapsed\x18\x03 \x01(\x08\"L\n\x12ListLeasesResponse\x12\x1d\n\x06leases\x18\x01 \x03(\x0b\x32\r.kxm.v1.Lease\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"8\n\x11\x43heckFenceRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x15\n\rfencing_token\x18\x02 \x01(\x04\"2\n\x12\x43heckFenceResponse\x12\x1c\n\x05lease\x18\x01 \x01(\x0b\x32\r.kxm.v1.Lease2\xee\x04\n\x0cLeaseService\x12j\n\x0c\x41\x63quireLease\x12\x1b.kxm.v1.AcquireLeaseRequest\x1a\x1c.kxm.v1.AcquireLeaseResponse\"\x1f\xea\xe0\x18\x1b\x08\x05\x10\x00\x18\x02\"\x11kxm_acquire_lease(\x01\x12\x62\n\nRenewLease\x12\x19.kxm.v1.RenewLeaseRequest\x1a\x1a.kxm.v1.RenewLeaseResponse\"\x1d\xea\xe0\x18\x19\x08\x05\x10\x00\x18\x02\"\x0fkxm_renew_lease(\x01\x12j\n\x0cReleaseLease\x12\x1b.kxm.v1.ReleaseLeaseRequest\x1a\x1c.kxm.v1.ReleaseLeaseResponse\"\x1f\xea\xe0\x18\x1b\x08\x05\x10\x00\x18\x02\"\x11kxm_release_lease(\x01\x12Z\n\x08GetLease\x12\x17.kxm.v1.GetLeaseRequest\x1a\x18.kxm.v1.GetLeaseResponse\"\x1b\xea\xe0\x18\x17\x08\x04\x10\x01\x18\x02\"\rkxm_get_lease(\x01\x12\x62\n\nListLeases\x12\x19.kxm.v1.ListLeasesRequest\x1a\x1a.kxm.v1.ListLeasesResponse\"\x1d\xea\xe0\x18\x19\x08\x04\x10\x01\x18\x02\"\x0fkxm_list_leases(\x01\x12\x62\n\nCheckFence\x12\x19.kxm.v1.CheckFenceRequest\x1a\x1a.kxm.v1.CheckFenceResponse\"\x1d\xea\xe0\x18\x19\x08\x04\x10\x01\x18\x02\"\x0fkxm_check_fence(\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1akxm/v1/lease_service.proto\x12\x06kxm.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\"\x96\x01\n\x13\x41\x63quireLeaseRequest\x12\x15\n\x04name\x18\x01 \x01(\tB\x07\xf2\xe0\x18\x03\x08\xc8\x01\x12\x33\n\x03ttl\x18\x02 \x01(\x0b\x32\x19.google.protobuf.DurationB\x0b\xf2\xe0\x18\x07\x18\x88\' \xc0\xcf$\x12\x33\n\x04wait\x18\x03 \x01(\x0b\x32\x19.google.protobuf.DurationB\n\xf2\xe0\x18\x06\x18\x00 \xc0\xcf$\"E\n\x14\x41\x63quireLeaseResponse\x12\x1c\n\x05lease\x18\x01 \x01(\x0b\x32\r.kxm.v1.Lease\x12\x0f\n\x07renewed\x18\x02 \x01(\x08\"m\n\x11RenewLeaseRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x15\n\rfencing_token\x18\x02 \x01(\x04\x12\x33\n\x03ttl\x18\x03 \x01(\x0b\x32\x19.google.protobuf.DurationB\x0b\xf2\xe0\x18\x07\x18\x88\' \xc0\xcf$\"2\n\x12RenewLeaseResponse\x12\x1c\n\x05lease\x18\x01 \x01(\x0b\x32\r.kxm.v1.Lease\":\n\x13ReleaseLeaseRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x15\n\rfencing_token\x18\x02 \x01(\x04\"4\n\x14ReleaseLeaseResponse\x12\x1c\n\x05lease\x18\x01 \x01(\x0b\x32\r.kxm.v1.Lease\"\x1f\n\x0fGetLeaseRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"0\n\x10GetLeaseResponse\x12\x1c\n\x05lease\x18\x01 \x01(\x0b\x32\r.kxm.v1.Lease\"R\n\x11ListLeasesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x16\n\x0einclude_lapsed\x18\x03 \x01(\x08\"L\n\x12ListLeasesResponse\x12\x1d\n\x06leases\x18\x01 \x03(\x0b\x32\r.kxm.v1.Lease\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"8\n\x11\x43heckFenceRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x15\n\rfencing_token\x18\x02 \x01(\x04\"2\n\x12\x43heckFenceResponse\x12\x1c\n\x05lease\x18\x01 \x01(\x0b\x32\r.kxm.v1.Lease2\xee\x04\n\x0cLeaseService\x12j\n\x0c\x41\x63quireLease\x12\x1b.kxm.v1.AcquireLeaseRequest\x1a\x1c.kxm.v1.AcquireLeaseResponse\"\x1f\xea\xe0\x18\x1b\x08\x05\x10\x00\x18\x02\"\x11kxm_acquire_lease(\x01\x12\x62\n\nRenewLease\x12\x19.kxm.v1.RenewLeaseRequest\x1a\x1a.kxm.v1.RenewLeaseResponse\"\x1d\xea\xe0\x18\x19\x08\x05\x10\x00\x18\x02\"\x0fkxm_renew_lease(\x01\x12j\n\x0cReleaseLease\x12\x1b.kxm.v1.ReleaseLeaseRequest\x1a\x1c.kxm.v1.ReleaseLeaseResponse\"\x1f\xea\xe0\x18\x1b\x08\x05\x10\x00\x18\x02\"\x11kxm_release_lease(\x01\x12Z\n\x08GetLease\x12\x17.kxm.v1.GetLeaseRequest\x1a\x18.kxm.v1.GetLeaseResponse\"\x1b\xea\xe0\x18\x17\x08\x04\x10\x01\x18\x02\"\rkxm_get_lease(\x01\x12\x62\n\nListLeases\x12\x19.kxm.v1.ListLeasesRequest\x1a\x1a.kxm.v1.ListLeasesResponse\"\x1d\xea\xe0\x18\x19\x08\x04\x10\x01\x18\x02\"\x0fkxm_list_leases(\x01\x12\x62\n\nCheckFence\x12\x19.kxm.v1.CheckFenceRequest\x1a\x1a.kxm.v1.CheckFenceResponse\"\x1d\xea\xe0\x18\x19\x08\x04\x10\x01\x18\x02\"\x0fkxm_check_fence(\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'kxm.v1.lease_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_ACQUIRELEASEREQUEST'].fields_by_name['name']._loaded_options = None
+  _globals['_ACQUIRELEASEREQUEST'].fields_by_name['name']._serialized_options = b'\362\340\030\003\010\310\001'
+  _globals['_ACQUIRELEASEREQUEST'].fields_by_name['ttl']._loaded_options = None
+  _globals['_ACQUIRELEASEREQUEST'].fields_by_name['ttl']._serialized_options = b'\362\340\030\007\030\210\' \300\317$'
+  _globals['_ACQUIRELEASEREQUEST'].fields_by_name['wait']._loaded_options = None
+  _globals['_ACQUIRELEASEREQUEST'].fields_by_name['wait']._serialized_options = b'\362\340\030\006\030\000 \300\317$'
+  _globals['_RENEWLEASEREQUEST'].fields_by_name['ttl']._loaded_options = None
+  _globals['_RENEWLEASEREQUEST'].fields_by_name['ttl']._serialized_options = b'\362\340\030\007\030\210\' \300\317$'
   _globals['_LEASESERVICE'].methods_by_name['AcquireLease']._loaded_options = None
   _globals['_LEASESERVICE'].methods_by_name['AcquireLease']._serialized_options = b'\352\340\030\033\010\005\020\000\030\002\"\021kxm_acquire_lease(\001'
   _globals['_LEASESERVICE'].methods_by_name['RenewLease']._loaded_options = None
@@ -46,30 +54,30 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LEASESERVICE'].methods_by_name['ListLeases']._serialized_options = b'\352\340\030\031\010\004\020\001\030\002\"\017kxm_list_leases(\001'
   _globals['_LEASESERVICE'].methods_by_name['CheckFence']._loaded_options = None
   _globals['_LEASESERVICE'].methods_by_name['CheckFence']._serialized_options = b'\352\340\030\031\010\004\020\001\030\002\"\017kxm_check_fence(\001'
-  _globals['_ACQUIRELEASEREQUEST']._serialized_start=112
-  _globals['_ACQUIRELEASEREQUEST']._serialized_end=228
-  _globals['_ACQUIRELEASERESPONSE']._serialized_start=230
-  _globals['_ACQUIRELEASERESPONSE']._serialized_end=299
-  _globals['_RENEWLEASEREQUEST']._serialized_start=301
-  _globals['_RENEWLEASEREQUEST']._serialized_end=397
-  _globals['_RENEWLEASERESPONSE']._serialized_start=399
-  _globals['_RENEWLEASERESPONSE']._serialized_end=449
-  _globals['_RELEASELEASEREQUEST']._serialized_start=451
-  _globals['_RELEASELEASEREQUEST']._serialized_end=509
-  _globals['_RELEASELEASERESPONSE']._serialized_start=511
-  _globals['_RELEASELEASERESPONSE']._serialized_end=563
-  _globals['_GETLEASEREQUEST']._serialized_start=565
-  _globals['_GETLEASEREQUEST']._serialized_end=596
-  _globals['_GETLEASERESPONSE']._serialized_start=598
-  _globals['_GETLEASERESPONSE']._serialized_end=646
-  _globals['_LISTLEASESREQUEST']._serialized_start=648
-  _globals['_LISTLEASESREQUEST']._serialized_end=730
-  _globals['_LISTLEASESRESPONSE']._serialized_start=732
-  _globals['_LISTLEASESRESPONSE']._serialized_end=808
-  _globals['_CHECKFENCEREQUEST']._serialized_start=810
-  _globals['_CHECKFENCEREQUEST']._serialized_end=866
-  _globals['_CHECKFENCERESPONSE']._serialized_start=868
-  _globals['_CHECKFENCERESPONSE']._serialized_end=918
-  _globals['_LEASESERVICE']._serialized_start=921
-  _globals['_LEASESERVICE']._serialized_end=1543
+  _globals['_ACQUIRELEASEREQUEST']._serialized_start=113
+  _globals['_ACQUIRELEASEREQUEST']._serialized_end=263
+  _globals['_ACQUIRELEASERESPONSE']._serialized_start=265
+  _globals['_ACQUIRELEASERESPONSE']._serialized_end=334
+  _globals['_RENEWLEASEREQUEST']._serialized_start=336
+  _globals['_RENEWLEASEREQUEST']._serialized_end=445
+  _globals['_RENEWLEASERESPONSE']._serialized_start=447
+  _globals['_RENEWLEASERESPONSE']._serialized_end=497
+  _globals['_RELEASELEASEREQUEST']._serialized_start=499
+  _globals['_RELEASELEASEREQUEST']._serialized_end=557
+  _globals['_RELEASELEASERESPONSE']._serialized_start=559
+  _globals['_RELEASELEASERESPONSE']._serialized_end=611
+  _globals['_GETLEASEREQUEST']._serialized_start=613
+  _globals['_GETLEASEREQUEST']._serialized_end=644
+  _globals['_GETLEASERESPONSE']._serialized_start=646
+  _globals['_GETLEASERESPONSE']._serialized_end=694
+  _globals['_LISTLEASESREQUEST']._serialized_start=696
+  _globals['_LISTLEASESREQUEST']._serialized_end=778
+  _globals['_LISTLEASESRESPONSE']._serialized_start=780
+  _globals['_LISTLEASESRESPONSE']._serialized_end=856
+  _globals['_CHECKFENCEREQUEST']._serialized_start=858
+  _globals['_CHECKFENCEREQUEST']._serialized_end=914
+  _globals['_CHECKFENCERESPONSE']._serialized_start=916
+  _globals['_CHECKFENCERESPONSE']._serialized_end=966
+  _globals['_LEASESERVICE']._serialized_start=969
+  _globals['_LEASESERVICE']._serialized_end=1591
 # @@protoc_insertion_point(module_scope)

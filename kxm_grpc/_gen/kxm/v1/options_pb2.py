@@ -25,19 +25,21 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import descriptor_pb2 as google_dot_protobuf_dot_descriptor__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14kxm/v1/options.proto\x12\x06kxm.v1\x1a google/protobuf/descriptor.proto\"\xba\x01\n\x08RpcFacts\x12\x1e\n\x06\x61\x63\x63\x65ss\x18\x01 \x01(\x0e\x32\x0e.kxm.v1.Access\x12\x16\n\tread_only\x18\x02 \x01(\x08H\x00\x88\x01\x01\x12)\n\x08presence\x18\x03 \x01(\x0e\x32\x17.kxm.v1.PresenceRenewal\x12\x11\n\ttool_name\x18\x04 \x01(\t\x12*\n\nrate_limit\x18\x05 \x01(\x0e\x32\x16.kxm.v1.RateLimitClassB\x0c\n\n_read_only*\xab\x01\n\x06\x41\x63\x63\x65ss\x12\x16\n\x12\x41\x43\x43\x45SS_UNSPECIFIED\x10\x00\x12\x10\n\x0c\x41\x43\x43\x45SS_ADMIN\x10\x01\x12\x13\n\x0f\x41\x43\x43\x45SS_OPERATOR\x10\x02\x12\x18\n\x14\x41\x43\x43\x45SS_PROJECT_TOKEN\x10\x03\x12\x12\n\x0e\x41\x43\x43\x45SS_PROJECT\x10\x04\x12\x10\n\x0c\x41\x43\x43\x45SS_AGENT\x10\x05\x12\x12\n\x0e\x41\x43\x43\x45SS_RUNTIME\x10\x06\x12\x0e\n\nACCESS_ANY\x10\x07*\x89\x01\n\x0fPresenceRenewal\x12 \n\x1cPRESENCE_RENEWAL_UNSPECIFIED\x10\x00\x12\x19\n\x15PRESENCE_RENEWAL_NONE\x10\x01\x12\x1e\n\x1aPRESENCE_RENEWAL_ADMISSION\x10\x02\x12\x19\n\x15PRESENCE_RENEWAL_SELF\x10\x03*\xa4\x01\n\x0eRateLimitClass\x12 \n\x1cRATE_LIMIT_CLASS_UNSPECIFIED\x10\x00\x12\x1c\n\x18RATE_LIMIT_CLASS_DEFAULT\x10\x01\x12\x1b\n\x17RATE_LIMIT_CLASS_STREAM\x10\x02\x12\x19\n\x15RATE_LIMIT_CLASS_BULK\x10\x03\x12\x1a\n\x16RATE_LIMIT_CLASS_ADMIN\x10\x04:A\n\x05\x66\x61\x63ts\x12\x1e.google.protobuf.MethodOptions\x18\x8d\x8c\x03 \x01(\x0b\x32\x10.kxm.v1.RpcFactsb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14kxm/v1/options.proto\x12\x06kxm.v1\x1a google/protobuf/descriptor.proto\"\xba\x01\n\x08RpcFacts\x12\x1e\n\x06\x61\x63\x63\x65ss\x18\x01 \x01(\x0e\x32\x0e.kxm.v1.Access\x12\x16\n\tread_only\x18\x02 \x01(\x08H\x00\x88\x01\x01\x12)\n\x08presence\x18\x03 \x01(\x0e\x32\x17.kxm.v1.PresenceRenewal\x12\x11\n\ttool_name\x18\x04 \x01(\t\x12*\n\nrate_limit\x18\x05 \x01(\x0e\x32\x16.kxm.v1.RateLimitClassB\x0c\n\n_read_only\"\x9f\x01\n\x0b\x46ieldLimits\x12\x12\n\nmax_length\x18\x01 \x01(\r\x12\x12\n\nmin_length\x18\x02 \x01(\r\x12\x14\n\x07minimum\x18\x03 \x01(\x03H\x00\x88\x01\x01\x12\x14\n\x07maximum\x18\x04 \x01(\x03H\x01\x88\x01\x01\x12\x11\n\tmax_items\x18\x05 \x01(\r\x12\x11\n\tmin_items\x18\x06 \x01(\rB\n\n\x08_minimumB\n\n\x08_maximum*\xab\x01\n\x06\x41\x63\x63\x65ss\x12\x16\n\x12\x41\x43\x43\x45SS_UNSPECIFIED\x10\x00\x12\x10\n\x0c\x41\x43\x43\x45SS_ADMIN\x10\x01\x12\x13\n\x0f\x41\x43\x43\x45SS_OPERATOR\x10\x02\x12\x18\n\x14\x41\x43\x43\x45SS_PROJECT_TOKEN\x10\x03\x12\x12\n\x0e\x41\x43\x43\x45SS_PROJECT\x10\x04\x12\x10\n\x0c\x41\x43\x43\x45SS_AGENT\x10\x05\x12\x12\n\x0e\x41\x43\x43\x45SS_RUNTIME\x10\x06\x12\x0e\n\nACCESS_ANY\x10\x07*\x89\x01\n\x0fPresenceRenewal\x12 \n\x1cPRESENCE_RENEWAL_UNSPECIFIED\x10\x00\x12\x19\n\x15PRESENCE_RENEWAL_NONE\x10\x01\x12\x1e\n\x1aPRESENCE_RENEWAL_ADMISSION\x10\x02\x12\x19\n\x15PRESENCE_RENEWAL_SELF\x10\x03*\xa4\x01\n\x0eRateLimitClass\x12 \n\x1cRATE_LIMIT_CLASS_UNSPECIFIED\x10\x00\x12\x1c\n\x18RATE_LIMIT_CLASS_DEFAULT\x10\x01\x12\x1b\n\x17RATE_LIMIT_CLASS_STREAM\x10\x02\x12\x19\n\x15RATE_LIMIT_CLASS_BULK\x10\x03\x12\x1a\n\x16RATE_LIMIT_CLASS_ADMIN\x10\x04:A\n\x05\x66\x61\x63ts\x12\x1e.google.protobuf.MethodOptions\x18\x8d\x8c\x03 \x01(\x0b\x32\x10.kxm.v1.RpcFacts:D\n\x06limits\x12\x1d.google.protobuf.FieldOptions\x18\x8e\x8c\x03 \x01(\x0b\x32\x13.kxm.v1.FieldLimitsb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'kxm.v1.options_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_ACCESS']._serialized_start=256
-  _globals['_ACCESS']._serialized_end=427
-  _globals['_PRESENCERENEWAL']._serialized_start=430
-  _globals['_PRESENCERENEWAL']._serialized_end=567
-  _globals['_RATELIMITCLASS']._serialized_start=570
-  _globals['_RATELIMITCLASS']._serialized_end=734
+  _globals['_ACCESS']._serialized_start=418
+  _globals['_ACCESS']._serialized_end=589
+  _globals['_PRESENCERENEWAL']._serialized_start=592
+  _globals['_PRESENCERENEWAL']._serialized_end=729
+  _globals['_RATELIMITCLASS']._serialized_start=732
+  _globals['_RATELIMITCLASS']._serialized_end=896
   _globals['_RPCFACTS']._serialized_start=67
   _globals['_RPCFACTS']._serialized_end=253
+  _globals['_FIELDLIMITS']._serialized_start=256
+  _globals['_FIELDLIMITS']._serialized_end=415
 # @@protoc_insertion_point(module_scope)

@@ -181,6 +181,63 @@ class RpcFacts(_message.Message):
 
 Global___RpcFacts: _TypeAlias = RpcFacts  # noqa: Y015
 
+@_typing.final
+class FieldLimits(_message.Message):
+    """FieldLimits are the bounds of a request field, declared once on the field.
+
+    Every surface that describes the field reads them (the agent tools' JSON schemas, the docs); the hub enforces
+    them where the field's rules live, and the contract tests fail when a field's comment states a bound its
+    limits do not. Zero (or unset, for the optional bounds) means no bound of that kind.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MAX_LENGTH_FIELD_NUMBER: _builtins.int
+    MIN_LENGTH_FIELD_NUMBER: _builtins.int
+    MINIMUM_FIELD_NUMBER: _builtins.int
+    MAXIMUM_FIELD_NUMBER: _builtins.int
+    MAX_ITEMS_FIELD_NUMBER: _builtins.int
+    MIN_ITEMS_FIELD_NUMBER: _builtins.int
+    max_length: _builtins.int
+    """The most characters a string (each string, for a repeated field) may hold."""
+    min_length: _builtins.int
+    """The fewest characters a string must hold when it is given."""
+    minimum: _builtins.int
+    """The smallest value of a number, or of a duration in milliseconds."""
+    maximum: _builtins.int
+    """The largest value of a number, or of a duration in milliseconds."""
+    max_items: _builtins.int
+    """The most entries a repeated or map field may hold."""
+    min_items: _builtins.int
+    """The fewest entries a repeated or map field must hold when it is given."""
+    def __init__(
+        self,
+        *,
+        max_length: _builtins.int = ...,
+        min_length: _builtins.int = ...,
+        minimum: _builtins.int | None = ...,
+        maximum: _builtins.int | None = ...,
+        max_items: _builtins.int = ...,
+        min_items: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_maximum", b"_maximum", "_minimum", b"_minimum", "maximum", b"maximum", "minimum", b"minimum"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_maximum", b"_maximum", "_minimum", b"_minimum", "max_items", b"max_items", "max_length", b"max_length", "maximum", b"maximum", "min_items", b"min_items", "min_length", b"min_length", "minimum", b"minimum"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__maximum: _TypeAlias = _typing.Literal["maximum"]  # noqa: Y015
+    _WhichOneofArgType__maximum: _TypeAlias = _typing.Literal["_maximum", b"_maximum"]  # noqa: Y015
+    _WhichOneofReturnType__minimum: _TypeAlias = _typing.Literal["minimum"]  # noqa: Y015
+    _WhichOneofArgType__minimum: _TypeAlias = _typing.Literal["_minimum", b"_minimum"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__maximum) -> _WhichOneofReturnType__maximum | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__minimum) -> _WhichOneofReturnType__minimum | None: ...
+
+Global___FieldLimits: _TypeAlias = FieldLimits  # noqa: Y015
+
 FACTS_FIELD_NUMBER: _builtins.int
+LIMITS_FIELD_NUMBER: _builtins.int
 facts: _extension_dict._ExtensionFieldDescriptor[_descriptor_pb2.MethodOptions, Global___RpcFacts]
 """The RPC's facts. 50000-99999 is protobuf's range for options used within one organization."""
+limits: _extension_dict._ExtensionFieldDescriptor[_descriptor_pb2.FieldOptions, Global___FieldLimits]
+"""The field's bounds."""

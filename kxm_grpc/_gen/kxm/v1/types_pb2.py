@@ -23,9 +23,10 @@ _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
+from kxm_grpc._gen.kxm.v1 import options_pb2 as kxm_dot_v1_dot_options__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x12kxm/v1/types.proto\x12\x06kxm.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xdf\x02\n\x05\x41gent\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07project\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x0f\n\x07purpose\x18\x04 \x01(\t\x12\r\n\x05model\x18\x05 \x01(\t\x12\x0c\n\x04host\x18\x06 \x01(\t\x12\x30\n\x0c\x63onnect_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x32\n\x0elast_seen_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x39\n\x11lease_expire_time\x18\t \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x02\x18\x01\x12\"\n\x08presence\x18\n \x01(\x0e\x32\x10.kxm.v1.Presence\x12\x38\n\x14presence_expire_time\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"d\n\x16WorkflowMessageContext\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x10\n\x08stage_id\x18\x02 \x01(\t\x12\x17\n\x0frequirement_key\x18\x03 \x01(\t\x12\x0f\n\x07\x61ttempt\x18\x04 \x01(\x05\"I\n\x05Reply\x12\x0f\n\x07\x63ontent\x18\x01 \x01(\t\x12/\n\x0b\x63reate_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xf5\x04\n\x07Message\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07project\x18\x02 \x01(\t\x12\x15\n\rfrom_agent_id\x18\x03 \x01(\t\x12\x17\n\x0f\x66rom_agent_name\x18\x04 \x01(\t\x12\x13\n\x0bto_agent_id\x18\x05 \x01(\t\x12\x15\n\rto_agent_name\x18\x06 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x07 \x01(\t\x12\"\n\x08\x64\x65livery\x18\x08 \x01(\x0e\x32\x10.kxm.v1.Delivery\x12\x0c\n\x04hops\x18\t \x01(\x05\x12\x10\n\x08max_hops\x18\n \x01(\x05\x12\x16\n\x0e\x63orrelation_id\x18\x0b \x01(\t\x12\x10\n\x08reply_to\x18\x0c \x01(\t\x12\x17\n\x0fidempotency_key\x18\r \x01(\t\x12\x0b\n\x03seq\x18\x0e \x01(\x04\x12\x38\n\x10workflow_context\x18\x0f \x01(\x0b\x32\x1e.kxm.v1.WorkflowMessageContext\x12/\n\x0b\x63reate_time\x18\x10 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x65xpire_time\x18\x11 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\x0c\x64\x65liver_time\x18\x12 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\x13 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12#\n\x05state\x18\x14 \x01(\x0e\x32\x14.kxm.v1.MessageState\x12\x1c\n\x05reply\x18\x15 \x01(\x0b\x32\r.kxm.v1.Reply\x12\r\n\x05\x65rror\x18\x16 \x01(\t\"\xe2\x01\n\x05Lease\x12\x0f\n\x07project\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x17\n\x0fholder_agent_id\x18\x03 \x01(\t\x12\x19\n\x11holder_agent_name\x18\x04 \x01(\t\x12\x15\n\rfencing_token\x18\x05 \x01(\x04\x12\x30\n\x0c\x61\x63quire_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x65xpire_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0c\n\x04live\x18\x08 \x01(\x08\"\xc0\x02\n\x07Runtime\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07project\x18\x02 \x01(\t\x12\x0c\n\x04host\x18\x03 \x01(\t\x12\x31\n\rregister_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x32\n\x0eheartbeat_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x39\n\x11lease_expire_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x02\x18\x01\x12.\n\x08presence\x18\x07 \x01(\x0e\x32\x1c.kxm.v1.RuntimePresenceState\x12\x38\n\x14presence_expire_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x7f\n\x07Project\x12\x0c\n\x04name\x18\x01 \x01(\t\x12/\n\x0b\x63reate_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x35\n\x11token_rotate_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"z\n\x08Operator\x12\x0c\n\x04name\x18\x01 \x01(\t\x12/\n\x0b\x63reate_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0brevoke_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xe2\x01\n\x0b\x41uditRecord\x12\n\n\x02id\x18\x01 \x01(\t\x12/\n\x0b\x63reate_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08operator\x18\x03 \x01(\t\x12\x0e\n\x06\x61\x63tion\x18\x04 \x01(\t\x12\x0e\n\x06target\x18\x05 \x01(\t\x12\x33\n\x08metadata\x18\x06 \x03(\x0b\x32!.kxm.v1.AuditRecord.MetadataEntry\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01*c\n\x08Presence\x12\x18\n\x14PRESENCE_UNSPECIFIED\x10\x00\x12\x13\n\x0fPRESENCE_ONLINE\x10\x01\x12\x12\n\x0ePRESENCE_STALE\x10\x02\x12\x14\n\x10PRESENCE_OFFLINE\x10\x03*h\n\x08\x44\x65livery\x12\x18\n\x14\x44\x45LIVERY_UNSPECIFIED\x10\x00\x12\x12\n\x0e\x44\x45LIVERY_STEER\x10\x01\x12\x16\n\x12\x44\x45LIVERY_FOLLOW_UP\x10\x02\x12\x16\n\x12\x44\x45LIVERY_NEXT_TURN\x10\x03*\xd0\x01\n\x0cMessageState\x12\x1d\n\x19MESSAGE_STATE_UNSPECIFIED\x10\x00\x12\x18\n\x14MESSAGE_STATE_QUEUED\x10\x01\x12\x1b\n\x17MESSAGE_STATE_DELIVERED\x10\x02\x12\x19\n\x15MESSAGE_STATE_REPLIED\x10\x03\x12\x1b\n\x17MESSAGE_STATE_CANCELLED\x10\x04\x12\x19\n\x15MESSAGE_STATE_EXPIRED\x10\x05\x12\x17\n\x13MESSAGE_STATE_ERROR\x10\x06*\xa9\x01\n\x14RuntimePresenceState\x12&\n\"RUNTIME_PRESENCE_STATE_UNSPECIFIED\x10\x00\x12!\n\x1dRUNTIME_PRESENCE_STATE_ONLINE\x10\x01\x12\"\n\x1eRUNTIME_PRESENCE_STATE_EXPIRED\x10\x02\x12\"\n\x1eRUNTIME_PRESENCE_STATE_UNKNOWN\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x12kxm/v1/types.proto\x12\x06kxm.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14kxm/v1/options.proto\"\xdf\x02\n\x05\x41gent\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07project\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x0f\n\x07purpose\x18\x04 \x01(\t\x12\r\n\x05model\x18\x05 \x01(\t\x12\x0c\n\x04host\x18\x06 \x01(\t\x12\x30\n\x0c\x63onnect_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x32\n\x0elast_seen_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x39\n\x11lease_expire_time\x18\t \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x02\x18\x01\x12\"\n\x08presence\x18\n \x01(\x0e\x32\x10.kxm.v1.Presence\x12\x38\n\x14presence_expire_time\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x87\x01\n\x16WorkflowMessageContext\x12\x16\n\x06run_id\x18\x01 \x01(\tB\x06\xf2\xe0\x18\x02\x08P\x12\x18\n\x08stage_id\x18\x02 \x01(\tB\x06\xf2\xe0\x18\x02\x08@\x12 \n\x0frequirement_key\x18\x03 \x01(\tB\x07\xf2\xe0\x18\x03\x08\x80\x01\x12\x19\n\x07\x61ttempt\x18\x04 \x01(\x05\x42\x08\xf2\xe0\x18\x04\x18\x01 \x14\"I\n\x05Reply\x12\x0f\n\x07\x63ontent\x18\x01 \x01(\t\x12/\n\x0b\x63reate_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xf5\x04\n\x07Message\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07project\x18\x02 \x01(\t\x12\x15\n\rfrom_agent_id\x18\x03 \x01(\t\x12\x17\n\x0f\x66rom_agent_name\x18\x04 \x01(\t\x12\x13\n\x0bto_agent_id\x18\x05 \x01(\t\x12\x15\n\rto_agent_name\x18\x06 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x07 \x01(\t\x12\"\n\x08\x64\x65livery\x18\x08 \x01(\x0e\x32\x10.kxm.v1.Delivery\x12\x0c\n\x04hops\x18\t \x01(\x05\x12\x10\n\x08max_hops\x18\n \x01(\x05\x12\x16\n\x0e\x63orrelation_id\x18\x0b \x01(\t\x12\x10\n\x08reply_to\x18\x0c \x01(\t\x12\x17\n\x0fidempotency_key\x18\r \x01(\t\x12\x0b\n\x03seq\x18\x0e \x01(\x04\x12\x38\n\x10workflow_context\x18\x0f \x01(\x0b\x32\x1e.kxm.v1.WorkflowMessageContext\x12/\n\x0b\x63reate_time\x18\x10 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x65xpire_time\x18\x11 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\x0c\x64\x65liver_time\x18\x12 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\x13 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12#\n\x05state\x18\x14 \x01(\x0e\x32\x14.kxm.v1.MessageState\x12\x1c\n\x05reply\x18\x15 \x01(\x0b\x32\r.kxm.v1.Reply\x12\r\n\x05\x65rror\x18\x16 \x01(\t\"\xe2\x01\n\x05Lease\x12\x0f\n\x07project\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x17\n\x0fholder_agent_id\x18\x03 \x01(\t\x12\x19\n\x11holder_agent_name\x18\x04 \x01(\t\x12\x15\n\rfencing_token\x18\x05 \x01(\x04\x12\x30\n\x0c\x61\x63quire_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x65xpire_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0c\n\x04live\x18\x08 \x01(\x08\"\xc0\x02\n\x07Runtime\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07project\x18\x02 \x01(\t\x12\x0c\n\x04host\x18\x03 \x01(\t\x12\x31\n\rregister_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x32\n\x0eheartbeat_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x39\n\x11lease_expire_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x02\x18\x01\x12.\n\x08presence\x18\x07 \x01(\x0e\x32\x1c.kxm.v1.RuntimePresenceState\x12\x38\n\x14presence_expire_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x7f\n\x07Project\x12\x0c\n\x04name\x18\x01 \x01(\t\x12/\n\x0b\x63reate_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x35\n\x11token_rotate_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"z\n\x08Operator\x12\x0c\n\x04name\x18\x01 \x01(\t\x12/\n\x0b\x63reate_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0brevoke_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xe2\x01\n\x0b\x41uditRecord\x12\n\n\x02id\x18\x01 \x01(\t\x12/\n\x0b\x63reate_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08operator\x18\x03 \x01(\t\x12\x0e\n\x06\x61\x63tion\x18\x04 \x01(\t\x12\x0e\n\x06target\x18\x05 \x01(\t\x12\x33\n\x08metadata\x18\x06 \x03(\x0b\x32!.kxm.v1.AuditRecord.MetadataEntry\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01*c\n\x08Presence\x12\x18\n\x14PRESENCE_UNSPECIFIED\x10\x00\x12\x13\n\x0fPRESENCE_ONLINE\x10\x01\x12\x12\n\x0ePRESENCE_STALE\x10\x02\x12\x14\n\x10PRESENCE_OFFLINE\x10\x03*h\n\x08\x44\x65livery\x12\x18\n\x14\x44\x45LIVERY_UNSPECIFIED\x10\x00\x12\x12\n\x0e\x44\x45LIVERY_STEER\x10\x01\x12\x16\n\x12\x44\x45LIVERY_FOLLOW_UP\x10\x02\x12\x16\n\x12\x44\x45LIVERY_NEXT_TURN\x10\x03*\xd0\x01\n\x0cMessageState\x12\x1d\n\x19MESSAGE_STATE_UNSPECIFIED\x10\x00\x12\x18\n\x14MESSAGE_STATE_QUEUED\x10\x01\x12\x1b\n\x17MESSAGE_STATE_DELIVERED\x10\x02\x12\x19\n\x15MESSAGE_STATE_REPLIED\x10\x03\x12\x1b\n\x17MESSAGE_STATE_CANCELLED\x10\x04\x12\x19\n\x15MESSAGE_STATE_EXPIRED\x10\x05\x12\x17\n\x13MESSAGE_STATE_ERROR\x10\x06*\xa9\x01\n\x14RuntimePresenceState\x12&\n\"RUNTIME_PRESENCE_STATE_UNSPECIFIED\x10\x00\x12!\n\x1dRUNTIME_PRESENCE_STATE_ONLINE\x10\x01\x12\"\n\x1eRUNTIME_PRESENCE_STATE_EXPIRED\x10\x02\x12\"\n\x1eRUNTIME_PRESENCE_STATE_UNKNOWN\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,36 +35,44 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_AGENT'].fields_by_name['lease_expire_time']._loaded_options = None
   _globals['_AGENT'].fields_by_name['lease_expire_time']._serialized_options = b'\030\001'
+  _globals['_WORKFLOWMESSAGECONTEXT'].fields_by_name['run_id']._loaded_options = None
+  _globals['_WORKFLOWMESSAGECONTEXT'].fields_by_name['run_id']._serialized_options = b'\362\340\030\002\010P'
+  _globals['_WORKFLOWMESSAGECONTEXT'].fields_by_name['stage_id']._loaded_options = None
+  _globals['_WORKFLOWMESSAGECONTEXT'].fields_by_name['stage_id']._serialized_options = b'\362\340\030\002\010@'
+  _globals['_WORKFLOWMESSAGECONTEXT'].fields_by_name['requirement_key']._loaded_options = None
+  _globals['_WORKFLOWMESSAGECONTEXT'].fields_by_name['requirement_key']._serialized_options = b'\362\340\030\003\010\200\001'
+  _globals['_WORKFLOWMESSAGECONTEXT'].fields_by_name['attempt']._loaded_options = None
+  _globals['_WORKFLOWMESSAGECONTEXT'].fields_by_name['attempt']._serialized_options = b'\362\340\030\004\030\001 \024'
   _globals['_RUNTIME'].fields_by_name['lease_expire_time']._loaded_options = None
   _globals['_RUNTIME'].fields_by_name['lease_expire_time']._serialized_options = b'\030\001'
   _globals['_AUDITRECORD_METADATAENTRY']._loaded_options = None
   _globals['_AUDITRECORD_METADATAENTRY']._serialized_options = b'8\001'
-  _globals['_PRESENCE']._serialized_start=2260
-  _globals['_PRESENCE']._serialized_end=2359
-  _globals['_DELIVERY']._serialized_start=2361
-  _globals['_DELIVERY']._serialized_end=2465
-  _globals['_MESSAGESTATE']._serialized_start=2468
-  _globals['_MESSAGESTATE']._serialized_end=2676
-  _globals['_RUNTIMEPRESENCESTATE']._serialized_start=2679
-  _globals['_RUNTIMEPRESENCESTATE']._serialized_end=2848
-  _globals['_AGENT']._serialized_start=64
-  _globals['_AGENT']._serialized_end=415
-  _globals['_WORKFLOWMESSAGECONTEXT']._serialized_start=417
-  _globals['_WORKFLOWMESSAGECONTEXT']._serialized_end=517
-  _globals['_REPLY']._serialized_start=519
-  _globals['_REPLY']._serialized_end=592
-  _globals['_MESSAGE']._serialized_start=595
-  _globals['_MESSAGE']._serialized_end=1224
-  _globals['_LEASE']._serialized_start=1227
-  _globals['_LEASE']._serialized_end=1453
-  _globals['_RUNTIME']._serialized_start=1456
-  _globals['_RUNTIME']._serialized_end=1776
-  _globals['_PROJECT']._serialized_start=1778
-  _globals['_PROJECT']._serialized_end=1905
-  _globals['_OPERATOR']._serialized_start=1907
-  _globals['_OPERATOR']._serialized_end=2029
-  _globals['_AUDITRECORD']._serialized_start=2032
-  _globals['_AUDITRECORD']._serialized_end=2258
-  _globals['_AUDITRECORD_METADATAENTRY']._serialized_start=2211
-  _globals['_AUDITRECORD_METADATAENTRY']._serialized_end=2258
+  _globals['_PRESENCE']._serialized_start=2318
+  _globals['_PRESENCE']._serialized_end=2417
+  _globals['_DELIVERY']._serialized_start=2419
+  _globals['_DELIVERY']._serialized_end=2523
+  _globals['_MESSAGESTATE']._serialized_start=2526
+  _globals['_MESSAGESTATE']._serialized_end=2734
+  _globals['_RUNTIMEPRESENCESTATE']._serialized_start=2737
+  _globals['_RUNTIMEPRESENCESTATE']._serialized_end=2906
+  _globals['_AGENT']._serialized_start=86
+  _globals['_AGENT']._serialized_end=437
+  _globals['_WORKFLOWMESSAGECONTEXT']._serialized_start=440
+  _globals['_WORKFLOWMESSAGECONTEXT']._serialized_end=575
+  _globals['_REPLY']._serialized_start=577
+  _globals['_REPLY']._serialized_end=650
+  _globals['_MESSAGE']._serialized_start=653
+  _globals['_MESSAGE']._serialized_end=1282
+  _globals['_LEASE']._serialized_start=1285
+  _globals['_LEASE']._serialized_end=1511
+  _globals['_RUNTIME']._serialized_start=1514
+  _globals['_RUNTIME']._serialized_end=1834
+  _globals['_PROJECT']._serialized_start=1836
+  _globals['_PROJECT']._serialized_end=1963
+  _globals['_OPERATOR']._serialized_start=1965
+  _globals['_OPERATOR']._serialized_end=2087
+  _globals['_AUDITRECORD']._serialized_start=2090
+  _globals['_AUDITRECORD']._serialized_end=2316
+  _globals['_AUDITRECORD_METADATAENTRY']._serialized_start=2269
+  _globals['_AUDITRECORD_METADATAENTRY']._serialized_end=2316
 # @@protoc_insertion_point(module_scope)

@@ -3974,26 +3974,26 @@ const file_kxm_v1_context_service_proto_rawDesc = "" +
 	"phrase_hit\x18\f \x01(\bR\tphraseHit\"c\n" +
 	"\x0eRecallResponse\x12(\n" +
 	"\x05items\x18\x01 \x03(\v2\x12.kxm.v1.RecallItemR\x05items\x12'\n" +
-	"\x0funresolved_gaps\x18\x02 \x03(\tR\x0eunresolvedGaps\"\xab\x01\n" +
+	"\x0funresolved_gaps\x18\x02 \x03(\tR\x0eunresolvedGaps\"\xb4\x01\n" +
 	"\x0fGetStateRequest\x12\x18\n" +
-	"\aproject\x18\x01 \x01(\tR\aproject\x12\x1b\n" +
-	"\tstate_key\x18\x02 \x01(\tR\bstateKey\x128\n" +
+	"\aproject\x18\x01 \x01(\tR\aproject\x12$\n" +
+	"\tstate_key\x18\x02 \x01(\tB\a\xf2\xe0\x18\x03\b\xc8\x01R\bstateKey\x128\n" +
 	"\n" +
 	"as_of_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\basOfTime\x12'\n" +
 	"\x0finclude_history\x18\x04 \x01(\bR\x0eincludeHistory\"j\n" +
 	"\x10GetStateResponse\x12'\n" +
 	"\x04item\x18\x01 \x01(\v2\x13.kxm.v1.ContextItemR\x04item\x12-\n" +
-	"\ahistory\x18\x02 \x03(\v2\x13.kxm.v1.ContextItemR\ahistory\"\x86\x01\n" +
+	"\ahistory\x18\x02 \x03(\v2\x13.kxm.v1.ContextItemR\ahistory\"\x8f\x01\n" +
 	"\x13ListStateSetRequest\x12\x18\n" +
-	"\aproject\x18\x01 \x01(\tR\aproject\x12\x1b\n" +
-	"\tstate_key\x18\x02 \x01(\tR\bstateKey\x128\n" +
+	"\aproject\x18\x01 \x01(\tR\aproject\x12$\n" +
+	"\tstate_key\x18\x02 \x01(\tB\a\xf2\xe0\x18\x03\b\xc8\x01R\bstateKey\x128\n" +
 	"\n" +
 	"as_of_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\basOfTime\"A\n" +
 	"\x14ListStateSetResponse\x12)\n" +
-	"\x05items\x18\x01 \x03(\v2\x13.kxm.v1.ContextItemR\x05items\"\xde\x02\n" +
+	"\x05items\x18\x01 \x03(\v2\x13.kxm.v1.ContextItemR\x05items\"\xf0\x02\n" +
 	"\x13ProposeStateRequest\x12\x18\n" +
-	"\aproject\x18\x01 \x01(\tR\aproject\x12\x1b\n" +
-	"\tstate_key\x18\x02 \x01(\tR\bstateKey\x12\x18\n" +
+	"\aproject\x18\x01 \x01(\tR\aproject\x12$\n" +
+	"\tstate_key\x18\x02 \x01(\tB\a\xf2\xe0\x18\x03\b\xc8\x01R\bstateKey\x12\x18\n" +
 	"\asummary\x18\x03 \x01(\tR\asummary\x126\n" +
 	"\tauthority\x18\x04 \x01(\x0e2\x18.kxm.v1.ContextAuthorityR\tauthority\x129\n" +
 	"\n" +
@@ -4004,9 +4004,9 @@ const file_kxm_v1_context_service_proto_rawDesc = "" +
 	"supersedes\x18\a \x03(\tR\n" +
 	"supersedes\x12\x1f\n" +
 	"\vproposed_by\x18\b \x01(\tR\n" +
-	"proposedBy\x12\x1d\n" +
+	"proposedBy\x12&\n" +
 	"\n" +
-	"request_id\x18\t \x01(\tR\trequestId\"G\n" +
+	"request_id\x18\t \x01(\tB\a\xf2\xe0\x18\x03\b\x80\x01R\trequestId\"G\n" +
 	"\x14ProposeStateResponse\x12/\n" +
 	"\bproposal\x18\x01 \x01(\v2\x13.kxm.v1.ContextItemR\bproposal\"u\n" +
 	"\x13PromoteStateRequest\x12\x18\n" +

@@ -4359,7 +4359,7 @@ var File_kxm_v1_envelopes_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_envelopes_proto_rawDesc = "" +
 	"\n" +
-	"\x16kxm/v1/envelopes.proto\x12\x06kxm.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"W\n" +
+	"\x16kxm/v1/envelopes.proto\x12\x06kxm.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14kxm/v1/options.proto\"W\n" +
 	"\vTestSummary\x12\x16\n" +
 	"\x06passed\x18\x01 \x01(\x05R\x06passed\x12\x16\n" +
 	"\x06failed\x18\x02 \x01(\x05R\x06failed\x12\x18\n" +
@@ -4380,21 +4380,21 @@ const file_kxm_v1_envelopes_proto_rawDesc = "" +
 	"\n" +
 	"tokens_out\x18\x03 \x01(\x03R\ttokensOut\x12*\n" +
 	"\x11cache_read_tokens\x18\x04 \x01(\x03R\x0fcacheReadTokens\x12\x19\n" +
-	"\bcost_usd\x18\x05 \x01(\x01R\acostUsd\"\xaa\x03\n" +
+	"\bcost_usd\x18\x05 \x01(\x01R\acostUsd\"\xe7\x03\n" +
 	"\x0fTerminalReceipt\x12\x16\n" +
 	"\x06schema\x18\x01 \x01(\tR\x06schema\x125\n" +
-	"\x06status\x18\x02 \x01(\x0e2\x1d.kxm.v1.TerminalReceiptStatusR\x06status\x12\x12\n" +
-	"\x04seat\x18\x03 \x01(\tR\x04seat\x12\x15\n" +
-	"\x06run_id\x18\x04 \x01(\tR\x05runId\x12\x19\n" +
-	"\bstage_id\x18\x05 \x01(\tR\astageId\x12.\n" +
-	"\x04time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x12\n" +
-	"\x04host\x18\a \x01(\tR\x04host\x12\x14\n" +
-	"\x05model\x18\b \x01(\tR\x05model\x123\n" +
+	"\x06status\x18\x02 \x01(\x0e2\x1d.kxm.v1.TerminalReceiptStatusR\x06status\x12\x1a\n" +
+	"\x04seat\x18\x03 \x01(\tB\x06\xf2\xe0\x18\x02\b@R\x04seat\x12\x1e\n" +
+	"\x06run_id\x18\x04 \x01(\tB\a\xf2\xe0\x18\x03\b\x80\x01R\x05runId\x12\"\n" +
+	"\bstage_id\x18\x05 \x01(\tB\a\xf2\xe0\x18\x03\b\x80\x01R\astageId\x12.\n" +
+	"\x04time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x1a\n" +
+	"\x04host\x18\a \x01(\tB\x06\xf2\xe0\x18\x02\b@R\x04host\x12\x1d\n" +
+	"\x05model\x18\b \x01(\tB\a\xf2\xe0\x18\x03\b\x80\x01R\x05model\x123\n" +
 	"\bevidence\x18\t \x01(\v2\x17.kxm.v1.ReceiptEvidenceR\bevidence\x12.\n" +
 	"\ametrics\x18\n" +
-	" \x01(\v2\x14.kxm.v1.UsageMetricsR\ametrics\x12+\n" +
-	"\x11escalation_reason\x18\v \x01(\tR\x10escalationReason\x12\x16\n" +
-	"\x06ruling\x18\f \x01(\tR\x06ruling\"\xc5\x01\n" +
+	" \x01(\v2\x14.kxm.v1.UsageMetricsR\ametrics\x124\n" +
+	"\x11escalation_reason\x18\v \x01(\tB\a\xf2\xe0\x18\x03\b\x80\bR\x10escalationReason\x12\x1f\n" +
+	"\x06ruling\x18\f \x01(\tB\a\xf2\xe0\x18\x03\b\x80\x10R\x06ruling\"\xc5\x01\n" +
 	"\vRoutingHint\x12\x1f\n" +
 	"\vtarget_role\x18\x01 \x01(\tR\n" +
 	"targetRole\x12+\n" +
@@ -4668,14 +4668,15 @@ const file_kxm_v1_envelopes_proto_rawDesc = "" +
 	"\n" +
 	"supersedes\x18\x0e \x03(\tR\n" +
 	"supersedes\x12#\n" +
-	"\revidence_refs\x18\x0f \x03(\tR\fevidenceRefs\"\xf4\x01\n" +
-	"\x0eContextRequest\x12\x18\n" +
-	"\aproject\x18\x01 \x01(\tR\aproject\x12\x12\n" +
-	"\x04role\x18\x02 \x01(\tR\x04role\x12\x12\n" +
-	"\x04task\x18\x03 \x01(\tR\x04task\x12&\n" +
-	"\x0fworkflow_run_id\x18\x04 \x01(\tR\rworkflowRunId\x12\x19\n" +
-	"\bstage_id\x18\x05 \x01(\tR\astageId\x12#\n" +
-	"\rbudget_tokens\x18\x06 \x01(\x05R\fbudgetTokens\x128\n" +
+	"\revidence_refs\x18\x0f \x03(\tR\fevidenceRefs\"\xac\x02\n" +
+	"\x0eContextRequest\x12!\n" +
+	"\aproject\x18\x01 \x01(\tB\a\xf2\xe0\x18\x03\b\xc8\x01R\aproject\x12\x1a\n" +
+	"\x04role\x18\x02 \x01(\tB\x06\xf2\xe0\x18\x02\b@R\x04role\x12\x1b\n" +
+	"\x04task\x18\x03 \x01(\tB\a\xf2\xe0\x18\x03\b\xd0\x0fR\x04task\x12/\n" +
+	"\x0fworkflow_run_id\x18\x04 \x01(\tB\a\xf2\xe0\x18\x03\b\x80\x01R\rworkflowRunId\x12\"\n" +
+	"\bstage_id\x18\x05 \x01(\tB\a\xf2\xe0\x18\x03\b\x80\x01R\astageId\x12/\n" +
+	"\rbudget_tokens\x18\x06 \x01(\x05B\n" +
+	"\xf2\xe0\x18\x06\x18\x00 \xc0\x9a\fR\fbudgetTokens\x128\n" +
 	"\rinclude_kinds\x18\a \x03(\x0e2\x13.kxm.v1.ContextKindR\fincludeKinds\"c\n" +
 	"\x0fProvenanceCount\x12:\n" +
 	"\vsource_type\x18\x01 \x01(\x0e2\x19.kxm.v1.ContextSourceTypeR\n" +
@@ -4916,6 +4917,7 @@ func file_kxm_v1_envelopes_proto_init() {
 	if File_kxm_v1_envelopes_proto != nil {
 		return
 	}
+	file_kxm_v1_options_proto_init()
 	file_kxm_v1_envelopes_proto_msgTypes[19].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

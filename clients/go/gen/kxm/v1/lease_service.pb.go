@@ -668,18 +668,19 @@ var File_kxm_v1_lease_service_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_lease_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1akxm/v1/lease_service.proto\x12\x06kxm.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\"\x85\x01\n" +
-	"\x13AcquireLeaseRequest\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\x12+\n" +
-	"\x03ttl\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\x03ttl\x12-\n" +
-	"\x04wait\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\x04wait\"U\n" +
+	"\x1akxm/v1/lease_service.proto\x12\x06kxm.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\"\xa7\x01\n" +
+	"\x13AcquireLeaseRequest\x12\x1b\n" +
+	"\x04name\x18\x01 \x01(\tB\a\xf2\xe0\x18\x03\b\xc8\x01R\x04name\x128\n" +
+	"\x03ttl\x18\x02 \x01(\v2\x19.google.protobuf.DurationB\v\xf2\xe0\x18\a\x18\x88' \xc0\xcf$R\x03ttl\x129\n" +
+	"\x04wait\x18\x03 \x01(\v2\x19.google.protobuf.DurationB\n" +
+	"\xf2\xe0\x18\x06\x18\x00 \xc0\xcf$R\x04wait\"U\n" +
 	"\x14AcquireLeaseResponse\x12#\n" +
 	"\x05lease\x18\x01 \x01(\v2\r.kxm.v1.LeaseR\x05lease\x12\x18\n" +
-	"\arenewed\x18\x02 \x01(\bR\arenewed\"y\n" +
+	"\arenewed\x18\x02 \x01(\bR\arenewed\"\x86\x01\n" +
 	"\x11RenewLeaseRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12#\n" +
-	"\rfencing_token\x18\x02 \x01(\x04R\ffencingToken\x12+\n" +
-	"\x03ttl\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\x03ttl\"9\n" +
+	"\rfencing_token\x18\x02 \x01(\x04R\ffencingToken\x128\n" +
+	"\x03ttl\x18\x03 \x01(\v2\x19.google.protobuf.DurationB\v\xf2\xe0\x18\a\x18\x88' \xc0\xcf$R\x03ttl\"9\n" +
 	"\x12RenewLeaseResponse\x12#\n" +
 	"\x05lease\x18\x01 \x01(\v2\r.kxm.v1.LeaseR\x05lease\"N\n" +
 	"\x13ReleaseLeaseRequest\x12\x12\n" +

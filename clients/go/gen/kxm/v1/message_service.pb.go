@@ -1492,23 +1492,24 @@ var File_kxm_v1_message_service_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_message_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1ckxm/v1/message_service.proto\x12\x06kxm.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\"\x98\x04\n" +
-	"\x12SendMessageRequest\x12\x16\n" +
-	"\x06target\x18\x01 \x01(\tR\x06target\x12\x18\n" +
-	"\acontent\x18\x02 \x01(\tR\acontent\x12,\n" +
-	"\bdelivery\x18\x03 \x01(\x0e2\x10.kxm.v1.DeliveryR\bdelivery\x12%\n" +
-	"\x0ecorrelation_id\x18\x04 \x01(\tR\rcorrelationId\x12\x19\n" +
-	"\breply_to\x18\x05 \x01(\tR\areplyTo\x12'\n" +
-	"\x0fidempotency_key\x18\x06 \x01(\tR\x0eidempotencyKey\x12\x12\n" +
-	"\x04hops\x18\a \x01(\x05R\x04hops\x12\x19\n" +
-	"\bmax_hops\x18\b \x01(\x05R\amaxHops\x12+\n" +
-	"\x03ttl\x18\t \x01(\v2\x19.google.protobuf.DurationR\x03ttl\x12#\n" +
+	"\x1ckxm/v1/message_service.proto\x12\x06kxm.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\"\xf3\x04\n" +
+	"\x12SendMessageRequest\x12\x1e\n" +
+	"\x06target\x18\x01 \x01(\tB\x06\xf2\xe0\x18\x02\bPR\x06target\x12\"\n" +
+	"\acontent\x18\x02 \x01(\tB\b\xf2\xe0\x18\x04\b\x80\xfa\x01R\acontent\x12,\n" +
+	"\bdelivery\x18\x03 \x01(\x0e2\x10.kxm.v1.DeliveryR\bdelivery\x12.\n" +
+	"\x0ecorrelation_id\x18\x04 \x01(\tB\a\xf2\xe0\x18\x03\b\x80\x01R\rcorrelationId\x12!\n" +
+	"\breply_to\x18\x05 \x01(\tB\x06\xf2\xe0\x18\x02\bPR\areplyTo\x120\n" +
+	"\x0fidempotency_key\x18\x06 \x01(\tB\a\xf2\xe0\x18\x03\b\x80\x01R\x0eidempotencyKey\x12\x1c\n" +
+	"\x04hops\x18\a \x01(\x05B\b\xf2\xe0\x18\x04\x18\x00 dR\x04hops\x12#\n" +
+	"\bmax_hops\x18\b \x01(\x05B\b\xf2\xe0\x18\x04\x18\x00 \x14R\amaxHops\x12:\n" +
+	"\x03ttl\x18\t \x01(\v2\x19.google.protobuf.DurationB\r\xf2\xe0\x18\t\x18\xe8\a \x80\x88\xb2\xa0\x02R\x03ttl\x12#\n" +
 	"\rallow_offline\x18\n" +
 	" \x01(\bR\fallowOffline\x12I\n" +
 	"\x10workflow_context\x18\v \x01(\v2\x1e.kxm.v1.WorkflowMessageContextR\x0fworkflowContext\x12<\n" +
 	"\n" +
-	"reply_wait\x18\f \x01(\v2\x19.google.protobuf.DurationB\x02\x18\x01R\treplyWait\x12-\n" +
-	"\x04wait\x18\r \x01(\v2\x19.google.protobuf.DurationR\x04wait\"x\n" +
+	"reply_wait\x18\f \x01(\v2\x19.google.protobuf.DurationB\x02\x18\x01R\treplyWait\x129\n" +
+	"\x04wait\x18\r \x01(\v2\x19.google.protobuf.DurationB\n" +
+	"\xf2\xe0\x18\x06\x18\x00 \xe0\xd4\x03R\x04wait\"x\n" +
 	"\x13SendMessageResponse\x12)\n" +
 	"\amessage\x18\x01 \x01(\v2\x0f.kxm.v1.MessageR\amessage\x12\x1a\n" +
 	"\brepeated\x18\x02 \x01(\bR\brepeated\x12\x1a\n" +
@@ -1522,11 +1523,11 @@ const file_kxm_v1_message_service_proto_rawDesc = "" +
 	"\n" +
 	"message_id\x18\x01 \x01(\tR\tmessageId\"B\n" +
 	"\x15CancelMessageResponse\x12)\n" +
-	"\amessage\x18\x01 \x01(\v2\x0f.kxm.v1.MessageR\amessage\"P\n" +
+	"\amessage\x18\x01 \x01(\v2\x0f.kxm.v1.MessageR\amessage\"Z\n" +
 	"\x15ReplyToMessageRequest\x12\x1d\n" +
 	"\n" +
-	"message_id\x18\x01 \x01(\tR\tmessageId\x12\x18\n" +
-	"\acontent\x18\x02 \x01(\tR\acontent\"C\n" +
+	"message_id\x18\x01 \x01(\tR\tmessageId\x12\"\n" +
+	"\acontent\x18\x02 \x01(\tB\b\xf2\xe0\x18\x04\b\x80\xfa\x01R\acontent\"C\n" +
 	"\x16ReplyToMessageResponse\x12)\n" +
 	"\amessage\x18\x01 \x01(\v2\x0f.kxm.v1.MessageR\amessage\"5\n" +
 	"\x12AckMessagesRequest\x12\x1f\n" +
@@ -1540,12 +1541,13 @@ const file_kxm_v1_message_service_proto_rawDesc = "" +
 	"page_token\x18\x02 \x01(\tR\tpageToken\"h\n" +
 	"\x11ListInboxResponse\x12+\n" +
 	"\bmessages\x18\x01 \x03(\v2\x0f.kxm.v1.MessageR\bmessages\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x9b\x01\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xa7\x01\n" +
 	"\x12WaitMessageRequest\x12\x1d\n" +
 	"\n" +
 	"message_id\x18\x01 \x01(\tR\tmessageId\x127\n" +
-	"\atimeout\x18\x02 \x01(\v2\x19.google.protobuf.DurationB\x02\x18\x01R\atimeout\x12-\n" +
-	"\x04wait\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\x04wait\"\\\n" +
+	"\atimeout\x18\x02 \x01(\v2\x19.google.protobuf.DurationB\x02\x18\x01R\atimeout\x129\n" +
+	"\x04wait\x18\x03 \x01(\v2\x19.google.protobuf.DurationB\n" +
+	"\xf2\xe0\x18\x06\x18\x00 \xe0\xd4\x03R\x04wait\"\\\n" +
 	"\x13WaitMessageResponse\x12)\n" +
 	"\amessage\x18\x01 \x01(\v2\x0f.kxm.v1.MessageR\amessage\x12\x1a\n" +
 	"\bterminal\x18\x02 \x01(\bR\bterminal\"\xc7\x01\n" +
@@ -1554,17 +1556,19 @@ const file_kxm_v1_message_service_proto_rawDesc = "" +
 	"\x06status\x18\x02 \x01(\x0e2\x14.kxm.v1.FanoutStatusR\x06status\x12)\n" +
 	"\amessage\x18\x03 \x01(\v2\x0f.kxm.v1.MessageR\amessage\x12!\n" +
 	"\ferror_reason\x18\x04 \x01(\tR\verrorReason\x12#\n" +
-	"\rerror_message\x18\x05 \x01(\tR\ferrorMessage\"\xad\x03\n" +
-	"\x15FanoutMessagesRequest\x12\x18\n" +
-	"\atargets\x18\x01 \x03(\tR\atargets\x12\x18\n" +
-	"\acontent\x18\x02 \x01(\tR\acontent\x12%\n" +
-	"\x0ecorrelation_id\x18\x03 \x01(\tR\rcorrelationId\x124\n" +
-	"\x16idempotency_key_prefix\x18\x04 \x01(\tR\x14idempotencyKeyPrefix\x12I\n" +
-	"\x10workflow_context\x18\x05 \x01(\v2\x1e.kxm.v1.WorkflowMessageContextR\x0fworkflowContext\x12+\n" +
-	"\x03ttl\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\x03ttl\x127\n" +
+	"\rerror_message\x18\x05 \x01(\tR\ferrorMessage\"\xef\x03\n" +
+	"\x15FanoutMessagesRequest\x12$\n" +
+	"\atargets\x18\x01 \x03(\tB\n" +
+	"\xf2\xe0\x18\x06\bP(\x030\x01R\atargets\x12\"\n" +
+	"\acontent\x18\x02 \x01(\tB\b\xf2\xe0\x18\x04\b\x80\xfa\x01R\acontent\x12.\n" +
+	"\x0ecorrelation_id\x18\x03 \x01(\tB\a\xf2\xe0\x18\x03\b\x80\x01R\rcorrelationId\x12<\n" +
+	"\x16idempotency_key_prefix\x18\x04 \x01(\tB\x06\xf2\xe0\x18\x02\bdR\x14idempotencyKeyPrefix\x12I\n" +
+	"\x10workflow_context\x18\x05 \x01(\v2\x1e.kxm.v1.WorkflowMessageContextR\x0fworkflowContext\x12:\n" +
+	"\x03ttl\x18\x06 \x01(\v2\x19.google.protobuf.DurationB\r\xf2\xe0\x18\t\x18\xe8\a \x80\x88\xb2\xa0\x02R\x03ttl\x127\n" +
 	"\atimeout\x18\a \x01(\v2\x19.google.protobuf.DurationB\x02\x18\x01R\atimeout\x12#\n" +
-	"\rallow_offline\x18\b \x01(\bR\fallowOffline\x12-\n" +
-	"\x04wait\x18\t \x01(\v2\x19.google.protobuf.DurationR\x04wait\"H\n" +
+	"\rallow_offline\x18\b \x01(\bR\fallowOffline\x129\n" +
+	"\x04wait\x18\t \x01(\v2\x19.google.protobuf.DurationB\n" +
+	"\xf2\xe0\x18\x06\x18\x00 \xc0\xeemR\x04wait\"H\n" +
 	"\x16FanoutMessagesResponse\x12.\n" +
 	"\aresults\x18\x01 \x03(\v2\x14.kxm.v1.FanoutResultR\aresults\"T\n" +
 	"\x10SubscribeRequest\x12\x1b\n" +

@@ -308,6 +308,101 @@ func (x *RpcFacts) GetRateLimit() RateLimitClass {
 	return RateLimitClass_RATE_LIMIT_CLASS_UNSPECIFIED
 }
 
+// FieldLimits are the bounds of a request field, declared once on the field.
+//
+// Every surface that describes the field reads them (the agent tools' JSON schemas, the docs); the hub enforces
+// them where the field's rules live, and the contract tests fail when a field's comment states a bound its
+// limits do not. Zero (or unset, for the optional bounds) means no bound of that kind.
+type FieldLimits struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The most characters a string (each string, for a repeated field) may hold.
+	MaxLength uint32 `protobuf:"varint,1,opt,name=max_length,json=maxLength,proto3" json:"max_length,omitempty"`
+	// The fewest characters a string must hold when it is given.
+	MinLength uint32 `protobuf:"varint,2,opt,name=min_length,json=minLength,proto3" json:"min_length,omitempty"`
+	// The smallest value of a number, or of a duration in milliseconds.
+	Minimum *int64 `protobuf:"varint,3,opt,name=minimum,proto3,oneof" json:"minimum,omitempty"`
+	// The largest value of a number, or of a duration in milliseconds.
+	Maximum *int64 `protobuf:"varint,4,opt,name=maximum,proto3,oneof" json:"maximum,omitempty"`
+	// The most entries a repeated or map field may hold.
+	MaxItems uint32 `protobuf:"varint,5,opt,name=max_items,json=maxItems,proto3" json:"max_items,omitempty"`
+	// The fewest entries a repeated or map field must hold when it is given.
+	MinItems      uint32 `protobuf:"varint,6,opt,name=min_items,json=minItems,proto3" json:"min_items,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FieldLimits) Reset() {
+	*x = FieldLimits{}
+	mi := &file_kxm_v1_options_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FieldLimits) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FieldLimits) ProtoMessage() {}
+
+func (x *FieldLimits) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_options_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FieldLimits.ProtoReflect.Descriptor instead.
+func (*FieldLimits) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_options_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *FieldLimits) GetMaxLength() uint32 {
+	if x != nil {
+		return x.MaxLength
+	}
+	return 0
+}
+
+func (x *FieldLimits) GetMinLength() uint32 {
+	if x != nil {
+		return x.MinLength
+	}
+	return 0
+}
+
+func (x *FieldLimits) GetMinimum() int64 {
+	if x != nil && x.Minimum != nil {
+		return *x.Minimum
+	}
+	return 0
+}
+
+func (x *FieldLimits) GetMaximum() int64 {
+	if x != nil && x.Maximum != nil {
+		return *x.Maximum
+	}
+	return 0
+}
+
+func (x *FieldLimits) GetMaxItems() uint32 {
+	if x != nil {
+		return x.MaxItems
+	}
+	return 0
+}
+
+func (x *FieldLimits) GetMinItems() uint32 {
+	if x != nil {
+		return x.MinItems
+	}
+	return 0
+}
+
 var file_kxm_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
 		ExtendedType:  (*descriptorpb.MethodOptions)(nil),
@@ -315,6 +410,14 @@ var file_kxm_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 		Field:         50701,
 		Name:          "kxm.v1.facts",
 		Tag:           "bytes,50701,opt,name=facts",
+		Filename:      "kxm/v1/options.proto",
+	},
+	{
+		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
+		ExtensionType: (*FieldLimits)(nil),
+		Field:         50702,
+		Name:          "kxm.v1.limits",
+		Tag:           "bytes,50702,opt,name=limits",
 		Filename:      "kxm/v1/options.proto",
 	},
 }
@@ -325,6 +428,14 @@ var (
 	//
 	// optional kxm.v1.RpcFacts facts = 50701;
 	E_Facts = &file_kxm_v1_options_proto_extTypes[0]
+)
+
+// Extension fields to descriptorpb.FieldOptions.
+var (
+	// The field's bounds.
+	//
+	// optional kxm.v1.FieldLimits limits = 50702;
+	E_Limits = &file_kxm_v1_options_proto_extTypes[1]
 )
 
 var File_kxm_v1_options_proto protoreflect.FileDescriptor
@@ -340,7 +451,20 @@ const file_kxm_v1_options_proto_rawDesc = "" +
 	"\n" +
 	"rate_limit\x18\x05 \x01(\x0e2\x16.kxm.v1.RateLimitClassR\trateLimitB\f\n" +
 	"\n" +
-	"_read_only*\xab\x01\n" +
+	"_read_only\"\xdb\x01\n" +
+	"\vFieldLimits\x12\x1d\n" +
+	"\n" +
+	"max_length\x18\x01 \x01(\rR\tmaxLength\x12\x1d\n" +
+	"\n" +
+	"min_length\x18\x02 \x01(\rR\tminLength\x12\x1d\n" +
+	"\aminimum\x18\x03 \x01(\x03H\x00R\aminimum\x88\x01\x01\x12\x1d\n" +
+	"\amaximum\x18\x04 \x01(\x03H\x01R\amaximum\x88\x01\x01\x12\x1b\n" +
+	"\tmax_items\x18\x05 \x01(\rR\bmaxItems\x12\x1b\n" +
+	"\tmin_items\x18\x06 \x01(\rR\bminItemsB\n" +
+	"\n" +
+	"\b_minimumB\n" +
+	"\n" +
+	"\b_maximum*\xab\x01\n" +
 	"\x06Access\x12\x16\n" +
 	"\x12ACCESS_UNSPECIFIED\x10\x00\x12\x10\n" +
 	"\fACCESS_ADMIN\x10\x01\x12\x13\n" +
@@ -362,7 +486,8 @@ const file_kxm_v1_options_proto_rawDesc = "" +
 	"\x17RATE_LIMIT_CLASS_STREAM\x10\x02\x12\x19\n" +
 	"\x15RATE_LIMIT_CLASS_BULK\x10\x03\x12\x1a\n" +
 	"\x16RATE_LIMIT_CLASS_ADMIN\x10\x04:H\n" +
-	"\x05facts\x12\x1e.google.protobuf.MethodOptions\x18\x8d\x8c\x03 \x01(\v2\x10.kxm.v1.RpcFactsR\x05factsB|\n" +
+	"\x05facts\x12\x1e.google.protobuf.MethodOptions\x18\x8d\x8c\x03 \x01(\v2\x10.kxm.v1.RpcFactsR\x05facts:L\n" +
+	"\x06limits\x12\x1d.google.protobuf.FieldOptions\x18\x8e\x8c\x03 \x01(\v2\x13.kxm.v1.FieldLimitsR\x06limitsB|\n" +
 	"\n" +
 	"dev.kxm.v1B\fOptionsProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 
@@ -379,24 +504,28 @@ func file_kxm_v1_options_proto_rawDescGZIP() []byte {
 }
 
 var file_kxm_v1_options_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_kxm_v1_options_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_kxm_v1_options_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_kxm_v1_options_proto_goTypes = []any{
 	(Access)(0),                        // 0: kxm.v1.Access
 	(PresenceRenewal)(0),               // 1: kxm.v1.PresenceRenewal
 	(RateLimitClass)(0),                // 2: kxm.v1.RateLimitClass
 	(*RpcFacts)(nil),                   // 3: kxm.v1.RpcFacts
-	(*descriptorpb.MethodOptions)(nil), // 4: google.protobuf.MethodOptions
+	(*FieldLimits)(nil),                // 4: kxm.v1.FieldLimits
+	(*descriptorpb.MethodOptions)(nil), // 5: google.protobuf.MethodOptions
+	(*descriptorpb.FieldOptions)(nil),  // 6: google.protobuf.FieldOptions
 }
 var file_kxm_v1_options_proto_depIdxs = []int32{
 	0, // 0: kxm.v1.RpcFacts.access:type_name -> kxm.v1.Access
 	1, // 1: kxm.v1.RpcFacts.presence:type_name -> kxm.v1.PresenceRenewal
 	2, // 2: kxm.v1.RpcFacts.rate_limit:type_name -> kxm.v1.RateLimitClass
-	4, // 3: kxm.v1.facts:extendee -> google.protobuf.MethodOptions
-	3, // 4: kxm.v1.facts:type_name -> kxm.v1.RpcFacts
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	4, // [4:5] is the sub-list for extension type_name
-	3, // [3:4] is the sub-list for extension extendee
+	5, // 3: kxm.v1.facts:extendee -> google.protobuf.MethodOptions
+	6, // 4: kxm.v1.limits:extendee -> google.protobuf.FieldOptions
+	3, // 5: kxm.v1.facts:type_name -> kxm.v1.RpcFacts
+	4, // 6: kxm.v1.limits:type_name -> kxm.v1.FieldLimits
+	7, // [7:7] is the sub-list for method output_type
+	7, // [7:7] is the sub-list for method input_type
+	5, // [5:7] is the sub-list for extension type_name
+	3, // [3:5] is the sub-list for extension extendee
 	0, // [0:3] is the sub-list for field type_name
 }
 
@@ -406,14 +535,15 @@ func file_kxm_v1_options_proto_init() {
 		return
 	}
 	file_kxm_v1_options_proto_msgTypes[0].OneofWrappers = []any{}
+	file_kxm_v1_options_proto_msgTypes[1].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kxm_v1_options_proto_rawDesc), len(file_kxm_v1_options_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   1,
-			NumExtensions: 1,
+			NumMessages:   2,
+			NumExtensions: 2,
 			NumServices:   0,
 		},
 		GoTypes:           file_kxm_v1_options_proto_goTypes,

@@ -1218,7 +1218,7 @@ var File_kxm_v1_types_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_types_proto_rawDesc = "" +
 	"\n" +
-	"\x12kxm/v1/types.proto\x12\x06kxm.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd2\x03\n" +
+	"\x12kxm/v1/types.proto\x12\x06kxm.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14kxm/v1/options.proto\"\xd2\x03\n" +
 	"\x05Agent\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
 	"\aproject\x18\x02 \x01(\tR\aproject\x12\x12\n" +
@@ -1231,12 +1231,12 @@ const file_kxm_v1_types_proto_rawDesc = "" +
 	"\x11lease_expire_time\x18\t \x01(\v2\x1a.google.protobuf.TimestampB\x02\x18\x01R\x0fleaseExpireTime\x12,\n" +
 	"\bpresence\x18\n" +
 	" \x01(\x0e2\x10.kxm.v1.PresenceR\bpresence\x12L\n" +
-	"\x14presence_expire_time\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\x12presenceExpireTime\"\x8d\x01\n" +
-	"\x16WorkflowMessageContext\x12\x15\n" +
-	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x19\n" +
-	"\bstage_id\x18\x02 \x01(\tR\astageId\x12'\n" +
-	"\x0frequirement_key\x18\x03 \x01(\tR\x0erequirementKey\x12\x18\n" +
-	"\aattempt\x18\x04 \x01(\x05R\aattempt\"^\n" +
+	"\x14presence_expire_time\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\x12presenceExpireTime\"\xb0\x01\n" +
+	"\x16WorkflowMessageContext\x12\x1d\n" +
+	"\x06run_id\x18\x01 \x01(\tB\x06\xf2\xe0\x18\x02\bPR\x05runId\x12!\n" +
+	"\bstage_id\x18\x02 \x01(\tB\x06\xf2\xe0\x18\x02\b@R\astageId\x120\n" +
+	"\x0frequirement_key\x18\x03 \x01(\tB\a\xf2\xe0\x18\x03\b\x80\x01R\x0erequirementKey\x12\"\n" +
+	"\aattempt\x18\x04 \x01(\x05B\b\xf2\xe0\x18\x04\x18\x01 \x14R\aattempt\"^\n" +
 	"\x05Reply\x12\x18\n" +
 	"\acontent\x18\x01 \x01(\tR\acontent\x12;\n" +
 	"\vcreate_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
@@ -1406,6 +1406,7 @@ func file_kxm_v1_types_proto_init() {
 	if File_kxm_v1_types_proto != nil {
 		return
 	}
+	file_kxm_v1_options_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -4266,17 +4266,17 @@ const file_kxm_v1_workflow_service_proto_rawDesc = "" +
 	"\n" +
 	"MessageIds\x12\x1f\n" +
 	"\vmessage_ids\x18\x01 \x03(\tR\n" +
-	"messageIds\"\xf3\x03\n" +
+	"messageIds\"\x94\x04\n" +
 	"\x11CheckpointRequest\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x19\n" +
 	"\bstage_id\x18\x02 \x01(\tR\astageId\x120\n" +
-	"\x06status\x18\x03 \x01(\x0e2\x18.kxm.v1.CheckpointStatusR\x06status\x12\x18\n" +
-	"\asummary\x18\x04 \x01(\tR\asummary\x12C\n" +
-	"\bevidence\x18\x05 \x03(\v2'.kxm.v1.CheckpointRequest.EvidenceEntryR\bevidence\x12P\n" +
-	"\revidence_refs\x18\x06 \x03(\v2+.kxm.v1.CheckpointRequest.EvidenceRefsEntryR\fevidenceRefs\x12\x18\n" +
-	"\aoutcome\x18\a \x01(\tR\aoutcome\x12\x1d\n" +
+	"\x06status\x18\x03 \x01(\x0e2\x18.kxm.v1.CheckpointStatusR\x06status\x12!\n" +
+	"\asummary\x18\x04 \x01(\tB\a\xf2\xe0\x18\x03\b\xa0\x1fR\asummary\x12K\n" +
+	"\bevidence\x18\x05 \x03(\v2'.kxm.v1.CheckpointRequest.EvidenceEntryB\x06\xf2\xe0\x18\x02(@R\bevidence\x12P\n" +
+	"\revidence_refs\x18\x06 \x03(\v2+.kxm.v1.CheckpointRequest.EvidenceRefsEntryR\fevidenceRefs\x12 \n" +
+	"\aoutcome\x18\a \x01(\tB\x06\xf2\xe0\x18\x02\b@R\aoutcome\x12%\n" +
 	"\n" +
-	"request_id\x18\b \x01(\tR\trequestId\x1a;\n" +
+	"request_id\x18\b \x01(\tB\x06\xf2\xe0\x18\x02\bPR\trequestId\x1a;\n" +
 	"\rEvidenceEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1aS\n" +
@@ -4294,13 +4294,13 @@ const file_kxm_v1_workflow_service_proto_rawDesc = "" +
 	"transition\x123\n" +
 	"\x15degraded_requirements\x18\a \x03(\tR\x14degradedRequirements\x12 \n" +
 	"\vinstruction\x18\b \x01(\tR\vinstruction\x12\x1a\n" +
-	"\brepeated\x18\t \x01(\bR\brepeated\"\xe9\x03\n" +
+	"\brepeated\x18\t \x01(\bR\brepeated\"\xfb\x03\n" +
 	"\vWaitRequest\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x19\n" +
-	"\bstage_id\x18\x02 \x01(\tR\astageId\x12\x1d\n" +
+	"\bstage_id\x18\x02 \x01(\tR\astageId\x12&\n" +
 	"\n" +
-	"signal_key\x18\x03 \x01(\tR\tsignalKey\x12\x18\n" +
-	"\asummary\x18\x04 \x01(\tR\asummary\x12=\n" +
+	"signal_key\x18\x03 \x01(\tB\a\xf2\xe0\x18\x03\b\x80\x01R\tsignalKey\x12!\n" +
+	"\asummary\x18\x04 \x01(\tB\a\xf2\xe0\x18\x03\b\xa0\x1fR\asummary\x12=\n" +
 	"\bevidence\x18\x05 \x03(\v2!.kxm.v1.WaitRequest.EvidenceEntryR\bevidence\x12J\n" +
 	"\revidence_refs\x18\x06 \x03(\v2%.kxm.v1.WaitRequest.EvidenceRefsEntryR\fevidenceRefs\x123\n" +
 	"\atimeout\x18\a \x01(\v2\x19.google.protobuf.DurationR\atimeout\x12\x1d\n" +
@@ -4346,11 +4346,11 @@ const file_kxm_v1_workflow_service_proto_rawDesc = "" +
 	"\x06reason\x18\x04 \x01(\tR\x06reason\"s\n" +
 	"\x1aApproveDegradationResponse\x127\n" +
 	"\bapproval\x18\x01 \x01(\v2\x1b.kxm.v1.DegradationApprovalR\bapproval\x12\x1c\n" +
-	"\tduplicate\x18\x02 \x01(\bR\tduplicate\"`\n" +
+	"\tduplicate\x18\x02 \x01(\bR\tduplicate\"i\n" +
 	"\x14EscalateStageRequest\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x19\n" +
-	"\bstage_id\x18\x02 \x01(\tR\astageId\x12\x16\n" +
-	"\x06reason\x18\x03 \x01(\tR\x06reason\"`\n" +
+	"\bstage_id\x18\x02 \x01(\tR\astageId\x12\x1f\n" +
+	"\x06reason\x18\x03 \x01(\tB\a\xf2\xe0\x18\x03\b\xa0\x1fR\x06reason\"`\n" +
 	"\x15EscalateStageResponse\x12%\n" +
 	"\x03run\x18\x01 \x01(\v2\x13.kxm.v1.WorkflowRunR\x03run\x12 \n" +
 	"\vinstruction\x18\x02 \x01(\tR\vinstruction\"\x84\x02\n" +
@@ -4366,7 +4366,7 @@ const file_kxm_v1_workflow_service_proto_rawDesc = "" +
 	"\x03run\x18\x01 \x01(\v2\x13.kxm.v1.WorkflowRunR\x03run\x12\x14\n" +
 	"\x05retry\x18\x02 \x01(\bR\x05retry\x12\x1c\n" +
 	"\tcompleted\x18\x03 \x01(\bR\tcompleted\x12 \n" +
-	"\vinstruction\x18\x04 \x01(\tR\vinstruction\"\xfa\x02\n" +
+	"\vinstruction\x18\x04 \x01(\tR\vinstruction\"\x83\x03\n" +
 	"\x14RecordJournalRequest\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x123\n" +
 	"\bcategory\x18\x02 \x01(\x0e2\x17.kxm.v1.JournalCategoryR\bcategory\x12\x18\n" +
@@ -4375,8 +4375,8 @@ const file_kxm_v1_workflow_service_proto_rawDesc = "" +
 	"\bseverity\x18\x05 \x01(\x0e2\x17.kxm.v1.JournalSeverityR\bseverity\x12\x18\n" +
 	"\adetails\x18\x06 \x01(\tR\adetails\x12\x1a\n" +
 	"\bevidence\x18\a \x03(\tR\bevidence\x12*\n" +
-	"\x11related_entry_ids\x18\b \x03(\tR\x0frelatedEntryIds\x12\x19\n" +
-	"\bstage_id\x18\t \x01(\tR\astageId\x12\x1d\n" +
+	"\x11related_entry_ids\x18\b \x03(\tR\x0frelatedEntryIds\x12\"\n" +
+	"\bstage_id\x18\t \x01(\tB\a\xf2\xe0\x18\x03\b\x80\x01R\astageId\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\n" +
 	" \x01(\tR\trequestId\"b\n" +
@@ -4451,11 +4451,12 @@ const file_kxm_v1_workflow_service_proto_rawDesc = "" +
 	"assignment\x12\x1c\n" +
 	"\tduplicate\x18\x02 \x01(\bR\tduplicate\x128\n" +
 	"\n" +
-	"run_status\x18\x03 \x01(\x0e2\x19.kxm.v1.WorkflowRunStatusR\trunStatus\"\xa4\x01\n" +
+	"run_status\x18\x03 \x01(\x0e2\x19.kxm.v1.WorkflowRunStatusR\trunStatus\"\xb0\x01\n" +
 	"\x15NextAssignmentRequest\x12.\n" +
 	"\x13after_assignment_id\x18\x01 \x01(\tR\x11afterAssignmentId\x12'\n" +
-	"\x0finclude_context\x18\x02 \x01(\bR\x0eincludeContext\x122\n" +
-	"\x15context_budget_tokens\x18\x03 \x01(\x05R\x13contextBudgetTokens\"\x85\x01\n" +
+	"\x0finclude_context\x18\x02 \x01(\bR\x0eincludeContext\x12>\n" +
+	"\x15context_budget_tokens\x18\x03 \x01(\x05B\n" +
+	"\xf2\xe0\x18\x06\x18\x00 \xc0\x9a\fR\x13contextBudgetTokens\"\x85\x01\n" +
 	"\x16NextAssignmentResponse\x129\n" +
 	"\n" +
 	"assignment\x18\x01 \x01(\v2\x19.kxm.v1.AssignmentRequestR\n" +

@@ -4,7 +4,7 @@
 
 import type { GenEnum, GenExtension, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, extDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { MethodOptions } from "@bufbuild/protobuf/wkt";
+import type { FieldOptions, MethodOptions } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_descriptor } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kxm/v1/options.proto.
  */
 export const file_kxm_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("ChRreG0vdjEvb3B0aW9ucy5wcm90bxIGa3htLnYxIroBCghScGNGYWN0cxIeCgZhY2Nlc3MYASABKA4yDi5reG0udjEuQWNjZXNzEhYKCXJlYWRfb25seRgCIAEoCEgAiAEBEikKCHByZXNlbmNlGAMgASgOMhcua3htLnYxLlByZXNlbmNlUmVuZXdhbBIRCgl0b29sX25hbWUYBCABKAkSKgoKcmF0ZV9saW1pdBgFIAEoDjIWLmt4bS52MS5SYXRlTGltaXRDbGFzc0IMCgpfcmVhZF9vbmx5KqsBCgZBY2Nlc3MSFgoSQUNDRVNTX1VOU1BFQ0lGSUVEEAASEAoMQUNDRVNTX0FETUlOEAESEwoPQUNDRVNTX09QRVJBVE9SEAISGAoUQUNDRVNTX1BST0pFQ1RfVE9LRU4QAxISCg5BQ0NFU1NfUFJPSkVDVBAEEhAKDEFDQ0VTU19BR0VOVBAFEhIKDkFDQ0VTU19SVU5USU1FEAYSDgoKQUNDRVNTX0FOWRAHKokBCg9QcmVzZW5jZVJlbmV3YWwSIAocUFJFU0VOQ0VfUkVORVdBTF9VTlNQRUNJRklFRBAAEhkKFVBSRVNFTkNFX1JFTkVXQUxfTk9ORRABEh4KGlBSRVNFTkNFX1JFTkVXQUxfQURNSVNTSU9OEAISGQoVUFJFU0VOQ0VfUkVORVdBTF9TRUxGEAMqpAEKDlJhdGVMaW1pdENsYXNzEiAKHFJBVEVfTElNSVRfQ0xBU1NfVU5TUEVDSUZJRUQQABIcChhSQVRFX0xJTUlUX0NMQVNTX0RFRkFVTFQQARIbChdSQVRFX0xJTUlUX0NMQVNTX1NUUkVBTRACEhkKFVJBVEVfTElNSVRfQ0xBU1NfQlVMSxADEhoKFlJBVEVfTElNSVRfQ0xBU1NfQURNSU4QBDpICgVmYWN0cxIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGI2MAyABKAsyEC5reG0udjEuUnBjRmFjdHNSBWZhY3RzQnwKCmRldi5reG0udjFCDE9wdGlvbnNQcm90b1ABWidreG0uZGV2L2h1Yi9jbGllbnRzL2dvL2dlbi9reG0vdjE7a3htdjGiAgNLWFiqAgZLeG0uVjHKAgZLeG1cVjHiAhJLeG1cVjFcR1BCTWV0YWRhdGHqAgdLeG06OlYxYgZwcm90bzM", [file_google_protobuf_descriptor]);
+  fileDesc("ChRreG0vdjEvb3B0aW9ucy5wcm90bxIGa3htLnYxIroBCghScGNGYWN0cxIeCgZhY2Nlc3MYASABKA4yDi5reG0udjEuQWNjZXNzEhYKCXJlYWRfb25seRgCIAEoCEgAiAEBEikKCHByZXNlbmNlGAMgASgOMhcua3htLnYxLlByZXNlbmNlUmVuZXdhbBIRCgl0b29sX25hbWUYBCABKAkSKgoKcmF0ZV9saW1pdBgFIAEoDjIWLmt4bS52MS5SYXRlTGltaXRDbGFzc0IMCgpfcmVhZF9vbmx5Ip8BCgtGaWVsZExpbWl0cxISCgptYXhfbGVuZ3RoGAEgASgNEhIKCm1pbl9sZW5ndGgYAiABKA0SFAoHbWluaW11bRgDIAEoA0gAiAEBEhQKB21heGltdW0YBCABKANIAYgBARIRCgltYXhfaXRlbXMYBSABKA0SEQoJbWluX2l0ZW1zGAYgASgNQgoKCF9taW5pbXVtQgoKCF9tYXhpbXVtKqsBCgZBY2Nlc3MSFgoSQUNDRVNTX1VOU1BFQ0lGSUVEEAASEAoMQUNDRVNTX0FETUlOEAESEwoPQUNDRVNTX09QRVJBVE9SEAISGAoUQUNDRVNTX1BST0pFQ1RfVE9LRU4QAxISCg5BQ0NFU1NfUFJPSkVDVBAEEhAKDEFDQ0VTU19BR0VOVBAFEhIKDkFDQ0VTU19SVU5USU1FEAYSDgoKQUNDRVNTX0FOWRAHKokBCg9QcmVzZW5jZVJlbmV3YWwSIAocUFJFU0VOQ0VfUkVORVdBTF9VTlNQRUNJRklFRBAAEhkKFVBSRVNFTkNFX1JFTkVXQUxfTk9ORRABEh4KGlBSRVNFTkNFX1JFTkVXQUxfQURNSVNTSU9OEAISGQoVUFJFU0VOQ0VfUkVORVdBTF9TRUxGEAMqpAEKDlJhdGVMaW1pdENsYXNzEiAKHFJBVEVfTElNSVRfQ0xBU1NfVU5TUEVDSUZJRUQQABIcChhSQVRFX0xJTUlUX0NMQVNTX0RFRkFVTFQQARIbChdSQVRFX0xJTUlUX0NMQVNTX1NUUkVBTRACEhkKFVJBVEVfTElNSVRfQ0xBU1NfQlVMSxADEhoKFlJBVEVfTElNSVRfQ0xBU1NfQURNSU4QBDpICgVmYWN0cxIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGI2MAyABKAsyEC5reG0udjEuUnBjRmFjdHNSBWZhY3RzOkwKBmxpbWl0cxIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYjowDIAEoCzITLmt4bS52MS5GaWVsZExpbWl0c1IGbGltaXRzQnwKCmRldi5reG0udjFCDE9wdGlvbnNQcm90b1ABWidreG0uZGV2L2h1Yi9jbGllbnRzL2dvL2dlbi9reG0vdjE7a3htdjGiAgNLWFiqAgZLeG0uVjHKAgZLeG1cVjHiAhJLeG1cVjFcR1BCTWV0YWRhdGHqAgdLeG06OlYxYgZwcm90bzM", [file_google_protobuf_descriptor]);
 
 /**
  * RpcFacts are the facts of one RPC, declared once on the RPC and read by the hub and every tool that needs them.
@@ -70,6 +70,66 @@ export type RpcFacts = Message<"kxm.v1.RpcFacts"> & {
  */
 export const RpcFactsSchema: GenMessage<RpcFacts> = /*@__PURE__*/
   messageDesc(file_kxm_v1_options, 0);
+
+/**
+ * FieldLimits are the bounds of a request field, declared once on the field.
+ *
+ * Every surface that describes the field reads them (the agent tools' JSON schemas, the docs); the hub enforces
+ * them where the field's rules live, and the contract tests fail when a field's comment states a bound its
+ * limits do not. Zero (or unset, for the optional bounds) means no bound of that kind.
+ *
+ * @generated from message kxm.v1.FieldLimits
+ */
+export type FieldLimits = Message<"kxm.v1.FieldLimits"> & {
+  /**
+   * The most characters a string (each string, for a repeated field) may hold.
+   *
+   * @generated from field: uint32 max_length = 1;
+   */
+  maxLength: number;
+
+  /**
+   * The fewest characters a string must hold when it is given.
+   *
+   * @generated from field: uint32 min_length = 2;
+   */
+  minLength: number;
+
+  /**
+   * The smallest value of a number, or of a duration in milliseconds.
+   *
+   * @generated from field: optional int64 minimum = 3;
+   */
+  minimum?: bigint | undefined;
+
+  /**
+   * The largest value of a number, or of a duration in milliseconds.
+   *
+   * @generated from field: optional int64 maximum = 4;
+   */
+  maximum?: bigint | undefined;
+
+  /**
+   * The most entries a repeated or map field may hold.
+   *
+   * @generated from field: uint32 max_items = 5;
+   */
+  maxItems: number;
+
+  /**
+   * The fewest entries a repeated or map field must hold when it is given.
+   *
+   * @generated from field: uint32 min_items = 6;
+   */
+  minItems: number;
+};
+
+/**
+ * Describes the message kxm.v1.FieldLimits.
+ * Use `create(FieldLimitsSchema)` to create a new message.
+ */
+export const FieldLimitsSchema: GenMessage<FieldLimits> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_options, 1);
 
 /**
  * Access says which callers an RPC admits: the kind of credential its call must present.
@@ -241,4 +301,12 @@ export const RateLimitClassSchema: GenEnum<RateLimitClass> = /*@__PURE__*/
  */
 export const facts: GenExtension<MethodOptions, RpcFacts> = /*@__PURE__*/
   extDesc(file_kxm_v1_options, 0);
+
+/**
+ * The field's bounds.
+ *
+ * @generated from extension: kxm.v1.FieldLimits limits = 50702;
+ */
+export const limits: GenExtension<FieldOptions, FieldLimits> = /*@__PURE__*/
+  extDesc(file_kxm_v1_options, 1);
 

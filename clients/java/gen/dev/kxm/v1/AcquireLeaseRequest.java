@@ -62,7 +62,7 @@ private static final long serialVersionUID = 0L;
    * Required. The lease name within the caller's project (at most 200 characters, trimmed).
    * </pre>
    *
-   * <code>string name = 1 [json_name = "name"];</code>
+   * <code>string name = 1 [json_name = "name", (.kxm.v1.limits) = { ... }</code>
    * @return The name.
    */
   @java.lang.Override
@@ -83,7 +83,7 @@ private static final long serialVersionUID = 0L;
    * Required. The lease name within the caller's project (at most 200 characters, trimmed).
    * </pre>
    *
-   * <code>string name = 1 [json_name = "name"];</code>
+   * <code>string name = 1 [json_name = "name", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for name.
    */
   @java.lang.Override
@@ -108,7 +108,7 @@ private static final long serialVersionUID = 0L;
    * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl"];</code>
+   * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
    * @return Whether the ttl field is set.
    */
   @java.lang.Override
@@ -120,7 +120,7 @@ private static final long serialVersionUID = 0L;
    * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl"];</code>
+   * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
    * @return The ttl.
    */
   @java.lang.Override
@@ -132,7 +132,7 @@ private static final long serialVersionUID = 0L;
    * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl"];</code>
+   * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
    */
   @java.lang.Override
   public com.google.protobuf.DurationOrBuilder getTtlOrBuilder() {
@@ -146,7 +146,7 @@ private static final long serialVersionUID = 0L;
    * How long to wait for a held lease to become free (at most 10 min, never beyond the call's deadline); no wait when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
    * @return Whether the wait field is set.
    */
   @java.lang.Override
@@ -158,7 +158,7 @@ private static final long serialVersionUID = 0L;
    * How long to wait for a held lease to become free (at most 10 min, never beyond the call's deadline); no wait when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
    * @return The wait.
    */
   @java.lang.Override
@@ -170,7 +170,7 @@ private static final long serialVersionUID = 0L;
    * How long to wait for a held lease to become free (at most 10 min, never beyond the call's deadline); no wait when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
    */
   @java.lang.Override
   public com.google.protobuf.DurationOrBuilder getWaitOrBuilder() {
@@ -566,7 +566,7 @@ private static final long serialVersionUID = 0L;
      * Required. The lease name within the caller's project (at most 200 characters, trimmed).
      * </pre>
      *
-     * <code>string name = 1 [json_name = "name"];</code>
+     * <code>string name = 1 [json_name = "name", (.kxm.v1.limits) = { ... }</code>
      * @return The name.
      */
     public java.lang.String getName() {
@@ -586,7 +586,7 @@ private static final long serialVersionUID = 0L;
      * Required. The lease name within the caller's project (at most 200 characters, trimmed).
      * </pre>
      *
-     * <code>string name = 1 [json_name = "name"];</code>
+     * <code>string name = 1 [json_name = "name", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for name.
      */
     public com.google.protobuf.ByteString
@@ -607,7 +607,7 @@ private static final long serialVersionUID = 0L;
      * Required. The lease name within the caller's project (at most 200 characters, trimmed).
      * </pre>
      *
-     * <code>string name = 1 [json_name = "name"];</code>
+     * <code>string name = 1 [json_name = "name", (.kxm.v1.limits) = { ... }</code>
      * @param value The name to set.
      * @return This builder for chaining.
      */
@@ -624,7 +624,7 @@ private static final long serialVersionUID = 0L;
      * Required. The lease name within the caller's project (at most 200 characters, trimmed).
      * </pre>
      *
-     * <code>string name = 1 [json_name = "name"];</code>
+     * <code>string name = 1 [json_name = "name", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearName() {
@@ -638,7 +638,7 @@ private static final long serialVersionUID = 0L;
      * Required. The lease name within the caller's project (at most 200 characters, trimmed).
      * </pre>
      *
-     * <code>string name = 1 [json_name = "name"];</code>
+     * <code>string name = 1 [json_name = "name", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for name to set.
      * @return This builder for chaining.
      */
@@ -660,7 +660,7 @@ private static final long serialVersionUID = 0L;
      * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      * @return Whether the ttl field is set.
      */
     public boolean hasTtl() {
@@ -671,7 +671,7 @@ private static final long serialVersionUID = 0L;
      * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      * @return The ttl.
      */
     public com.google.protobuf.Duration getTtl() {
@@ -686,7 +686,7 @@ private static final long serialVersionUID = 0L;
      * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder setTtl(com.google.protobuf.Duration value) {
       if (ttlBuilder_ == null) {
@@ -704,7 +704,7 @@ private static final long serialVersionUID = 0L;
      * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder setTtl(
         com.google.protobuf.Duration.Builder builderForValue) {
@@ -722,7 +722,7 @@ private static final long serialVersionUID = 0L;
      * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder mergeTtl(com.google.protobuf.Duration value) {
       if (ttlBuilder_ == null) {
@@ -747,7 +747,7 @@ private static final long serialVersionUID = 0L;
      * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder clearTtl() {
       bitField0_ = (bitField0_ & ~0x00000002);
@@ -764,7 +764,7 @@ private static final long serialVersionUID = 0L;
      * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     public com.google.protobuf.Duration.Builder getTtlBuilder() {
       bitField0_ |= 0x00000002;
@@ -776,7 +776,7 @@ private static final long serialVersionUID = 0L;
      * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     public com.google.protobuf.DurationOrBuilder getTtlOrBuilder() {
       if (ttlBuilder_ != null) {
@@ -791,7 +791,7 @@ private static final long serialVersionUID = 0L;
      * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     private com.google.protobuf.SingleFieldBuilder<
         com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> 
@@ -815,7 +815,7 @@ private static final long serialVersionUID = 0L;
      * How long to wait for a held lease to become free (at most 10 min, never beyond the call's deadline); no wait when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      * @return Whether the wait field is set.
      */
     public boolean hasWait() {
@@ -826,7 +826,7 @@ private static final long serialVersionUID = 0L;
      * How long to wait for a held lease to become free (at most 10 min, never beyond the call's deadline); no wait when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      * @return The wait.
      */
     public com.google.protobuf.Duration getWait() {
@@ -841,7 +841,7 @@ private static final long serialVersionUID = 0L;
      * How long to wait for a held lease to become free (at most 10 min, never beyond the call's deadline); no wait when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder setWait(com.google.protobuf.Duration value) {
       if (waitBuilder_ == null) {
@@ -859,7 +859,7 @@ private static final long serialVersionUID = 0L;
      * How long to wait for a held lease to become free (at most 10 min, never beyond the call's deadline); no wait when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder setWait(
         com.google.protobuf.Duration.Builder builderForValue) {
@@ -877,7 +877,7 @@ private static final long serialVersionUID = 0L;
      * How long to wait for a held lease to become free (at most 10 min, never beyond the call's deadline); no wait when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder mergeWait(com.google.protobuf.Duration value) {
       if (waitBuilder_ == null) {
@@ -902,7 +902,7 @@ private static final long serialVersionUID = 0L;
      * How long to wait for a held lease to become free (at most 10 min, never beyond the call's deadline); no wait when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder clearWait() {
       bitField0_ = (bitField0_ & ~0x00000004);
@@ -919,7 +919,7 @@ private static final long serialVersionUID = 0L;
      * How long to wait for a held lease to become free (at most 10 min, never beyond the call's deadline); no wait when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     public com.google.protobuf.Duration.Builder getWaitBuilder() {
       bitField0_ |= 0x00000004;
@@ -931,7 +931,7 @@ private static final long serialVersionUID = 0L;
      * How long to wait for a held lease to become free (at most 10 min, never beyond the call's deadline); no wait when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     public com.google.protobuf.DurationOrBuilder getWaitOrBuilder() {
       if (waitBuilder_ != null) {
@@ -946,7 +946,7 @@ private static final long serialVersionUID = 0L;
      * How long to wait for a held lease to become free (at most 10 min, never beyond the call's deadline); no wait when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     private com.google.protobuf.SingleFieldBuilder<
         com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> 

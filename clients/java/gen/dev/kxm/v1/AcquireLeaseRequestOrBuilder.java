@@ -15,7 +15,7 @@ public interface AcquireLeaseRequestOrBuilder extends
    * Required. The lease name within the caller's project (at most 200 characters, trimmed).
    * </pre>
    *
-   * <code>string name = 1 [json_name = "name"];</code>
+   * <code>string name = 1 [json_name = "name", (.kxm.v1.limits) = { ... }</code>
    * @return The name.
    */
   java.lang.String getName();
@@ -24,7 +24,7 @@ public interface AcquireLeaseRequestOrBuilder extends
    * Required. The lease name within the caller's project (at most 200 characters, trimmed).
    * </pre>
    *
-   * <code>string name = 1 [json_name = "name"];</code>
+   * <code>string name = 1 [json_name = "name", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for name.
    */
   com.google.protobuf.ByteString
@@ -35,7 +35,7 @@ public interface AcquireLeaseRequestOrBuilder extends
    * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl"];</code>
+   * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
    * @return Whether the ttl field is set.
    */
   boolean hasTtl();
@@ -44,7 +44,7 @@ public interface AcquireLeaseRequestOrBuilder extends
    * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl"];</code>
+   * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
    * @return The ttl.
    */
   com.google.protobuf.Duration getTtl();
@@ -53,7 +53,7 @@ public interface AcquireLeaseRequestOrBuilder extends
    * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl"];</code>
+   * <code>.google.protobuf.Duration ttl = 2 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
    */
   com.google.protobuf.DurationOrBuilder getTtlOrBuilder();
 
@@ -62,7 +62,7 @@ public interface AcquireLeaseRequestOrBuilder extends
    * How long to wait for a held lease to become free (at most 10 min, never beyond the call's deadline); no wait when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
    * @return Whether the wait field is set.
    */
   boolean hasWait();
@@ -71,7 +71,7 @@ public interface AcquireLeaseRequestOrBuilder extends
    * How long to wait for a held lease to become free (at most 10 min, never beyond the call's deadline); no wait when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
    * @return The wait.
    */
   com.google.protobuf.Duration getWait();
@@ -80,7 +80,7 @@ public interface AcquireLeaseRequestOrBuilder extends
    * How long to wait for a held lease to become free (at most 10 min, never beyond the call's deadline); no wait when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
    */
   com.google.protobuf.DurationOrBuilder getWaitOrBuilder();
 }

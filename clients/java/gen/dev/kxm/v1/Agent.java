@@ -428,7 +428,7 @@ private static final long serialVersionUID = 0L;
    *
    * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime", deprecated = true];</code>
    * @deprecated kxm.v1.Agent.lease_expire_time is deprecated.
-   *     See kxm/v1/types.proto;l=38
+   *     See kxm/v1/types.proto;l=39
    * @return Whether the leaseExpireTime field is set.
    */
   @java.lang.Override
@@ -443,7 +443,7 @@ private static final long serialVersionUID = 0L;
    *
    * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime", deprecated = true];</code>
    * @deprecated kxm.v1.Agent.lease_expire_time is deprecated.
-   *     See kxm/v1/types.proto;l=38
+   *     See kxm/v1/types.proto;l=39
    * @return The leaseExpireTime.
    */
   @java.lang.Override
@@ -2001,7 +2001,7 @@ private static final long serialVersionUID = 0L;
      *
      * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime", deprecated = true];</code>
      * @deprecated kxm.v1.Agent.lease_expire_time is deprecated.
-     *     See kxm/v1/types.proto;l=38
+     *     See kxm/v1/types.proto;l=39
      * @return Whether the leaseExpireTime field is set.
      */
     @java.lang.Deprecated public boolean hasLeaseExpireTime() {
@@ -2015,7 +2015,7 @@ private static final long serialVersionUID = 0L;
      *
      * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime", deprecated = true];</code>
      * @deprecated kxm.v1.Agent.lease_expire_time is deprecated.
-     *     See kxm/v1/types.proto;l=38
+     *     See kxm/v1/types.proto;l=39
      * @return The leaseExpireTime.
      */
     @java.lang.Deprecated public com.google.protobuf.Timestamp getLeaseExpireTime() {

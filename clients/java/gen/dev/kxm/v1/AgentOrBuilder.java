@@ -192,7 +192,7 @@ public interface AgentOrBuilder extends
    *
    * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime", deprecated = true];</code>
    * @deprecated kxm.v1.Agent.lease_expire_time is deprecated.
-   *     See kxm/v1/types.proto;l=38
+   *     See kxm/v1/types.proto;l=39
    * @return Whether the leaseExpireTime field is set.
    */
   @java.lang.Deprecated boolean hasLeaseExpireTime();
@@ -204,7 +204,7 @@ public interface AgentOrBuilder extends
    *
    * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime", deprecated = true];</code>
    * @deprecated kxm.v1.Agent.lease_expire_time is deprecated.
-   *     See kxm/v1/types.proto;l=38
+   *     See kxm/v1/types.proto;l=39
    * @return The leaseExpireTime.
    */
   @java.lang.Deprecated com.google.protobuf.Timestamp getLeaseExpireTime();

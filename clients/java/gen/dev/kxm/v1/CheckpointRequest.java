@@ -200,7 +200,7 @@ private static final long serialVersionUID = 0L;
    * What was done (at most 4,000 characters).
    * </pre>
    *
-   * <code>string summary = 4 [json_name = "summary"];</code>
+   * <code>string summary = 4 [json_name = "summary", (.kxm.v1.limits) = { ... }</code>
    * @return The summary.
    */
   @java.lang.Override
@@ -221,7 +221,7 @@ private static final long serialVersionUID = 0L;
    * What was done (at most 4,000 characters).
    * </pre>
    *
-   * <code>string summary = 4 [json_name = "summary"];</code>
+   * <code>string summary = 4 [json_name = "summary", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for summary.
    */
   @java.lang.Override
@@ -270,7 +270,7 @@ private static final long serialVersionUID = 0L;
    * Evidence by key (at most 64 keys; keys canonicalised, at most 128 characters; values 1 to 1,000).
    * </pre>
    *
-   * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence"];</code>
+   * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence", (.kxm.v1.limits) = { ... }</code>
    */
   @java.lang.Override
   public boolean containsEvidence(
@@ -291,7 +291,7 @@ private static final long serialVersionUID = 0L;
    * Evidence by key (at most 64 keys; keys canonicalised, at most 128 characters; values 1 to 1,000).
    * </pre>
    *
-   * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence"];</code>
+   * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence", (.kxm.v1.limits) = { ... }</code>
    */
   @java.lang.Override
   public java.util.Map<java.lang.String, java.lang.String> getEvidenceMap() {
@@ -302,7 +302,7 @@ private static final long serialVersionUID = 0L;
    * Evidence by key (at most 64 keys; keys canonicalised, at most 128 characters; values 1 to 1,000).
    * </pre>
    *
-   * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence"];</code>
+   * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence", (.kxm.v1.limits) = { ... }</code>
    */
   @java.lang.Override
   public /* nullable */
@@ -320,7 +320,7 @@ java.lang.String defaultValue) {
    * Evidence by key (at most 64 keys; keys canonicalised, at most 128 characters; values 1 to 1,000).
    * </pre>
    *
-   * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence"];</code>
+   * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence", (.kxm.v1.limits) = { ... }</code>
    */
   @java.lang.Override
   public java.lang.String getEvidenceOrThrow(
@@ -437,7 +437,7 @@ dev.kxm.v1.MessageIds defaultValue) {
    * A custom outcome choosing a declared transition (at most 64 characters); default: the status.
    * </pre>
    *
-   * <code>string outcome = 7 [json_name = "outcome"];</code>
+   * <code>string outcome = 7 [json_name = "outcome", (.kxm.v1.limits) = { ... }</code>
    * @return The outcome.
    */
   @java.lang.Override
@@ -458,7 +458,7 @@ dev.kxm.v1.MessageIds defaultValue) {
    * A custom outcome choosing a declared transition (at most 64 characters); default: the status.
    * </pre>
    *
-   * <code>string outcome = 7 [json_name = "outcome"];</code>
+   * <code>string outcome = 7 [json_name = "outcome", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for outcome.
    */
   @java.lang.Override
@@ -484,7 +484,7 @@ dev.kxm.v1.MessageIds defaultValue) {
    * Makes retries safe: the same id again returns the first answer (at most 80 characters; clients set one per call).
    * </pre>
    *
-   * <code>string request_id = 8 [json_name = "requestId"];</code>
+   * <code>string request_id = 8 [json_name = "requestId", (.kxm.v1.limits) = { ... }</code>
    * @return The requestId.
    */
   @java.lang.Override
@@ -505,7 +505,7 @@ dev.kxm.v1.MessageIds defaultValue) {
    * Makes retries safe: the same id again returns the first answer (at most 80 characters; clients set one per call).
    * </pre>
    *
-   * <code>string request_id = 8 [json_name = "requestId"];</code>
+   * <code>string request_id = 8 [json_name = "requestId", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for requestId.
    */
   @java.lang.Override
@@ -1306,7 +1306,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * What was done (at most 4,000 characters).
      * </pre>
      *
-     * <code>string summary = 4 [json_name = "summary"];</code>
+     * <code>string summary = 4 [json_name = "summary", (.kxm.v1.limits) = { ... }</code>
      * @return The summary.
      */
     public java.lang.String getSummary() {
@@ -1326,7 +1326,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * What was done (at most 4,000 characters).
      * </pre>
      *
-     * <code>string summary = 4 [json_name = "summary"];</code>
+     * <code>string summary = 4 [json_name = "summary", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for summary.
      */
     public com.google.protobuf.ByteString
@@ -1347,7 +1347,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * What was done (at most 4,000 characters).
      * </pre>
      *
-     * <code>string summary = 4 [json_name = "summary"];</code>
+     * <code>string summary = 4 [json_name = "summary", (.kxm.v1.limits) = { ... }</code>
      * @param value The summary to set.
      * @return This builder for chaining.
      */
@@ -1364,7 +1364,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * What was done (at most 4,000 characters).
      * </pre>
      *
-     * <code>string summary = 4 [json_name = "summary"];</code>
+     * <code>string summary = 4 [json_name = "summary", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearSummary() {
@@ -1378,7 +1378,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * What was done (at most 4,000 characters).
      * </pre>
      *
-     * <code>string summary = 4 [json_name = "summary"];</code>
+     * <code>string summary = 4 [json_name = "summary", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for summary to set.
      * @return This builder for chaining.
      */
@@ -1423,7 +1423,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * Evidence by key (at most 64 keys; keys canonicalised, at most 128 characters; values 1 to 1,000).
      * </pre>
      *
-     * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence"];</code>
+     * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence", (.kxm.v1.limits) = { ... }</code>
      */
     @java.lang.Override
     public boolean containsEvidence(
@@ -1444,7 +1444,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * Evidence by key (at most 64 keys; keys canonicalised, at most 128 characters; values 1 to 1,000).
      * </pre>
      *
-     * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence"];</code>
+     * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence", (.kxm.v1.limits) = { ... }</code>
      */
     @java.lang.Override
     public java.util.Map<java.lang.String, java.lang.String> getEvidenceMap() {
@@ -1455,7 +1455,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * Evidence by key (at most 64 keys; keys canonicalised, at most 128 characters; values 1 to 1,000).
      * </pre>
      *
-     * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence"];</code>
+     * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence", (.kxm.v1.limits) = { ... }</code>
      */
     @java.lang.Override
     public /* nullable */
@@ -1473,7 +1473,7 @@ java.lang.String defaultValue) {
      * Evidence by key (at most 64 keys; keys canonicalised, at most 128 characters; values 1 to 1,000).
      * </pre>
      *
-     * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence"];</code>
+     * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence", (.kxm.v1.limits) = { ... }</code>
      */
     @java.lang.Override
     public java.lang.String getEvidenceOrThrow(
@@ -1497,7 +1497,7 @@ java.lang.String defaultValue) {
      * Evidence by key (at most 64 keys; keys canonicalised, at most 128 characters; values 1 to 1,000).
      * </pre>
      *
-     * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence"];</code>
+     * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder removeEvidence(
         java.lang.String key) {
@@ -1520,7 +1520,7 @@ java.lang.String defaultValue) {
      * Evidence by key (at most 64 keys; keys canonicalised, at most 128 characters; values 1 to 1,000).
      * </pre>
      *
-     * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence"];</code>
+     * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder putEvidence(
         java.lang.String key,
@@ -1537,7 +1537,7 @@ java.lang.String defaultValue) {
      * Evidence by key (at most 64 keys; keys canonicalised, at most 128 characters; values 1 to 1,000).
      * </pre>
      *
-     * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence"];</code>
+     * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder putAllEvidence(
         java.util.Map<java.lang.String, java.lang.String> values) {
@@ -1739,7 +1739,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * A custom outcome choosing a declared transition (at most 64 characters); default: the status.
      * </pre>
      *
-     * <code>string outcome = 7 [json_name = "outcome"];</code>
+     * <code>string outcome = 7 [json_name = "outcome", (.kxm.v1.limits) = { ... }</code>
      * @return The outcome.
      */
     public java.lang.String getOutcome() {
@@ -1759,7 +1759,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * A custom outcome choosing a declared transition (at most 64 characters); default: the status.
      * </pre>
      *
-     * <code>string outcome = 7 [json_name = "outcome"];</code>
+     * <code>string outcome = 7 [json_name = "outcome", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for outcome.
      */
     public com.google.protobuf.ByteString
@@ -1780,7 +1780,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * A custom outcome choosing a declared transition (at most 64 characters); default: the status.
      * </pre>
      *
-     * <code>string outcome = 7 [json_name = "outcome"];</code>
+     * <code>string outcome = 7 [json_name = "outcome", (.kxm.v1.limits) = { ... }</code>
      * @param value The outcome to set.
      * @return This builder for chaining.
      */
@@ -1797,7 +1797,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * A custom outcome choosing a declared transition (at most 64 characters); default: the status.
      * </pre>
      *
-     * <code>string outcome = 7 [json_name = "outcome"];</code>
+     * <code>string outcome = 7 [json_name = "outcome", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearOutcome() {
@@ -1811,7 +1811,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * A custom outcome choosing a declared transition (at most 64 characters); default: the status.
      * </pre>
      *
-     * <code>string outcome = 7 [json_name = "outcome"];</code>
+     * <code>string outcome = 7 [json_name = "outcome", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for outcome to set.
      * @return This builder for chaining.
      */
@@ -1831,7 +1831,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * Makes retries safe: the same id again returns the first answer (at most 80 characters; clients set one per call).
      * </pre>
      *
-     * <code>string request_id = 8 [json_name = "requestId"];</code>
+     * <code>string request_id = 8 [json_name = "requestId", (.kxm.v1.limits) = { ... }</code>
      * @return The requestId.
      */
     public java.lang.String getRequestId() {
@@ -1851,7 +1851,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * Makes retries safe: the same id again returns the first answer (at most 80 characters; clients set one per call).
      * </pre>
      *
-     * <code>string request_id = 8 [json_name = "requestId"];</code>
+     * <code>string request_id = 8 [json_name = "requestId", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for requestId.
      */
     public com.google.protobuf.ByteString
@@ -1872,7 +1872,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * Makes retries safe: the same id again returns the first answer (at most 80 characters; clients set one per call).
      * </pre>
      *
-     * <code>string request_id = 8 [json_name = "requestId"];</code>
+     * <code>string request_id = 8 [json_name = "requestId", (.kxm.v1.limits) = { ... }</code>
      * @param value The requestId to set.
      * @return This builder for chaining.
      */
@@ -1889,7 +1889,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * Makes retries safe: the same id again returns the first answer (at most 80 characters; clients set one per call).
      * </pre>
      *
-     * <code>string request_id = 8 [json_name = "requestId"];</code>
+     * <code>string request_id = 8 [json_name = "requestId", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearRequestId() {
@@ -1903,7 +1903,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * Makes retries safe: the same id again returns the first answer (at most 80 characters; clients set one per call).
      * </pre>
      *
-     * <code>string request_id = 8 [json_name = "requestId"];</code>
+     * <code>string request_id = 8 [json_name = "requestId", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for requestId to set.
      * @return This builder for chaining.
      */

@@ -74,7 +74,7 @@ public interface CheckpointRequestOrBuilder extends
    * What was done (at most 4,000 characters).
    * </pre>
    *
-   * <code>string summary = 4 [json_name = "summary"];</code>
+   * <code>string summary = 4 [json_name = "summary", (.kxm.v1.limits) = { ... }</code>
    * @return The summary.
    */
   java.lang.String getSummary();
@@ -83,7 +83,7 @@ public interface CheckpointRequestOrBuilder extends
    * What was done (at most 4,000 characters).
    * </pre>
    *
-   * <code>string summary = 4 [json_name = "summary"];</code>
+   * <code>string summary = 4 [json_name = "summary", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for summary.
    */
   com.google.protobuf.ByteString
@@ -94,7 +94,7 @@ public interface CheckpointRequestOrBuilder extends
    * Evidence by key (at most 64 keys; keys canonicalised, at most 128 characters; values 1 to 1,000).
    * </pre>
    *
-   * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence"];</code>
+   * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence", (.kxm.v1.limits) = { ... }</code>
    */
   int getEvidenceCount();
   /**
@@ -102,7 +102,7 @@ public interface CheckpointRequestOrBuilder extends
    * Evidence by key (at most 64 keys; keys canonicalised, at most 128 characters; values 1 to 1,000).
    * </pre>
    *
-   * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence"];</code>
+   * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence", (.kxm.v1.limits) = { ... }</code>
    */
   boolean containsEvidence(
       java.lang.String key);
@@ -117,7 +117,7 @@ public interface CheckpointRequestOrBuilder extends
    * Evidence by key (at most 64 keys; keys canonicalised, at most 128 characters; values 1 to 1,000).
    * </pre>
    *
-   * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence"];</code>
+   * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence", (.kxm.v1.limits) = { ... }</code>
    */
   java.util.Map<java.lang.String, java.lang.String>
   getEvidenceMap();
@@ -126,7 +126,7 @@ public interface CheckpointRequestOrBuilder extends
    * Evidence by key (at most 64 keys; keys canonicalised, at most 128 characters; values 1 to 1,000).
    * </pre>
    *
-   * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence"];</code>
+   * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence", (.kxm.v1.limits) = { ... }</code>
    */
   /* nullable */
 java.lang.String getEvidenceOrDefault(
@@ -138,7 +138,7 @@ java.lang.String defaultValue);
    * Evidence by key (at most 64 keys; keys canonicalised, at most 128 characters; values 1 to 1,000).
    * </pre>
    *
-   * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence"];</code>
+   * <code>map&lt;string, string&gt; evidence = 5 [json_name = "evidence", (.kxm.v1.limits) = { ... }</code>
    */
   java.lang.String getEvidenceOrThrow(
       java.lang.String key);
@@ -202,7 +202,7 @@ dev.kxm.v1.MessageIds defaultValue);
    * A custom outcome choosing a declared transition (at most 64 characters); default: the status.
    * </pre>
    *
-   * <code>string outcome = 7 [json_name = "outcome"];</code>
+   * <code>string outcome = 7 [json_name = "outcome", (.kxm.v1.limits) = { ... }</code>
    * @return The outcome.
    */
   java.lang.String getOutcome();
@@ -211,7 +211,7 @@ dev.kxm.v1.MessageIds defaultValue);
    * A custom outcome choosing a declared transition (at most 64 characters); default: the status.
    * </pre>
    *
-   * <code>string outcome = 7 [json_name = "outcome"];</code>
+   * <code>string outcome = 7 [json_name = "outcome", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for outcome.
    */
   com.google.protobuf.ByteString
@@ -222,7 +222,7 @@ dev.kxm.v1.MessageIds defaultValue);
    * Makes retries safe: the same id again returns the first answer (at most 80 characters; clients set one per call).
    * </pre>
    *
-   * <code>string request_id = 8 [json_name = "requestId"];</code>
+   * <code>string request_id = 8 [json_name = "requestId", (.kxm.v1.limits) = { ... }</code>
    * @return The requestId.
    */
   java.lang.String getRequestId();
@@ -231,7 +231,7 @@ dev.kxm.v1.MessageIds defaultValue);
    * Makes retries safe: the same id again returns the first answer (at most 80 characters; clients set one per call).
    * </pre>
    *
-   * <code>string request_id = 8 [json_name = "requestId"];</code>
+   * <code>string request_id = 8 [json_name = "requestId", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for requestId.
    */
   com.google.protobuf.ByteString

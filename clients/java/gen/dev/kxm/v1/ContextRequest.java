@@ -66,7 +66,7 @@ private static final long serialVersionUID = 0L;
    * The project (at most 200 characters).
    * </pre>
    *
-   * <code>string project = 1 [json_name = "project"];</code>
+   * <code>string project = 1 [json_name = "project", (.kxm.v1.limits) = { ... }</code>
    * @return The project.
    */
   @java.lang.Override
@@ -87,7 +87,7 @@ private static final long serialVersionUID = 0L;
    * The project (at most 200 characters).
    * </pre>
    *
-   * <code>string project = 1 [json_name = "project"];</code>
+   * <code>string project = 1 [json_name = "project", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for project.
    */
   @java.lang.Override
@@ -113,7 +113,7 @@ private static final long serialVersionUID = 0L;
    * The role the context is for (at most 64 characters).
    * </pre>
    *
-   * <code>string role = 2 [json_name = "role"];</code>
+   * <code>string role = 2 [json_name = "role", (.kxm.v1.limits) = { ... }</code>
    * @return The role.
    */
   @java.lang.Override
@@ -134,7 +134,7 @@ private static final long serialVersionUID = 0L;
    * The role the context is for (at most 64 characters).
    * </pre>
    *
-   * <code>string role = 2 [json_name = "role"];</code>
+   * <code>string role = 2 [json_name = "role", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for role.
    */
   @java.lang.Override
@@ -160,7 +160,7 @@ private static final long serialVersionUID = 0L;
    * The task the context should serve (at most 2,000 characters).
    * </pre>
    *
-   * <code>string task = 3 [json_name = "task"];</code>
+   * <code>string task = 3 [json_name = "task", (.kxm.v1.limits) = { ... }</code>
    * @return The task.
    */
   @java.lang.Override
@@ -181,7 +181,7 @@ private static final long serialVersionUID = 0L;
    * The task the context should serve (at most 2,000 characters).
    * </pre>
    *
-   * <code>string task = 3 [json_name = "task"];</code>
+   * <code>string task = 3 [json_name = "task", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for task.
    */
   @java.lang.Override
@@ -207,7 +207,7 @@ private static final long serialVersionUID = 0L;
    * A workflow run id, echoed in the audit (at most 128 characters).
    * </pre>
    *
-   * <code>string workflow_run_id = 4 [json_name = "workflowRunId"];</code>
+   * <code>string workflow_run_id = 4 [json_name = "workflowRunId", (.kxm.v1.limits) = { ... }</code>
    * @return The workflowRunId.
    */
   @java.lang.Override
@@ -228,7 +228,7 @@ private static final long serialVersionUID = 0L;
    * A workflow run id, echoed in the audit (at most 128 characters).
    * </pre>
    *
-   * <code>string workflow_run_id = 4 [json_name = "workflowRunId"];</code>
+   * <code>string workflow_run_id = 4 [json_name = "workflowRunId", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for workflowRunId.
    */
   @java.lang.Override
@@ -254,7 +254,7 @@ private static final long serialVersionUID = 0L;
    * A stage id, echoed in the audit (at most 128 characters).
    * </pre>
    *
-   * <code>string stage_id = 5 [json_name = "stageId"];</code>
+   * <code>string stage_id = 5 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
    * @return The stageId.
    */
   @java.lang.Override
@@ -275,7 +275,7 @@ private static final long serialVersionUID = 0L;
    * A stage id, echoed in the audit (at most 128 characters).
    * </pre>
    *
-   * <code>string stage_id = 5 [json_name = "stageId"];</code>
+   * <code>string stage_id = 5 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for stageId.
    */
   @java.lang.Override
@@ -300,7 +300,7 @@ private static final long serialVersionUID = 0L;
    * The token budget (512 to 200,000); the role's budget when zero.
    * </pre>
    *
-   * <code>int32 budget_tokens = 6 [json_name = "budgetTokens"];</code>
+   * <code>int32 budget_tokens = 6 [json_name = "budgetTokens", (.kxm.v1.limits) = { ... }</code>
    * @return The budgetTokens.
    */
   @java.lang.Override
@@ -869,7 +869,7 @@ private static final long serialVersionUID = 0L;
      * The project (at most 200 characters).
      * </pre>
      *
-     * <code>string project = 1 [json_name = "project"];</code>
+     * <code>string project = 1 [json_name = "project", (.kxm.v1.limits) = { ... }</code>
      * @return The project.
      */
     public java.lang.String getProject() {
@@ -889,7 +889,7 @@ private static final long serialVersionUID = 0L;
      * The project (at most 200 characters).
      * </pre>
      *
-     * <code>string project = 1 [json_name = "project"];</code>
+     * <code>string project = 1 [json_name = "project", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for project.
      */
     public com.google.protobuf.ByteString
@@ -910,7 +910,7 @@ private static final long serialVersionUID = 0L;
      * The project (at most 200 characters).
      * </pre>
      *
-     * <code>string project = 1 [json_name = "project"];</code>
+     * <code>string project = 1 [json_name = "project", (.kxm.v1.limits) = { ... }</code>
      * @param value The project to set.
      * @return This builder for chaining.
      */
@@ -927,7 +927,7 @@ private static final long serialVersionUID = 0L;
      * The project (at most 200 characters).
      * </pre>
      *
-     * <code>string project = 1 [json_name = "project"];</code>
+     * <code>string project = 1 [json_name = "project", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearProject() {
@@ -941,7 +941,7 @@ private static final long serialVersionUID = 0L;
      * The project (at most 200 characters).
      * </pre>
      *
-     * <code>string project = 1 [json_name = "project"];</code>
+     * <code>string project = 1 [json_name = "project", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for project to set.
      * @return This builder for chaining.
      */
@@ -961,7 +961,7 @@ private static final long serialVersionUID = 0L;
      * The role the context is for (at most 64 characters).
      * </pre>
      *
-     * <code>string role = 2 [json_name = "role"];</code>
+     * <code>string role = 2 [json_name = "role", (.kxm.v1.limits) = { ... }</code>
      * @return The role.
      */
     public java.lang.String getRole() {
@@ -981,7 +981,7 @@ private static final long serialVersionUID = 0L;
      * The role the context is for (at most 64 characters).
      * </pre>
      *
-     * <code>string role = 2 [json_name = "role"];</code>
+     * <code>string role = 2 [json_name = "role", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for role.
      */
     public com.google.protobuf.ByteString
@@ -1002,7 +1002,7 @@ private static final long serialVersionUID = 0L;
      * The role the context is for (at most 64 characters).
      * </pre>
      *
-     * <code>string role = 2 [json_name = "role"];</code>
+     * <code>string role = 2 [json_name = "role", (.kxm.v1.limits) = { ... }</code>
      * @param value The role to set.
      * @return This builder for chaining.
      */
@@ -1019,7 +1019,7 @@ private static final long serialVersionUID = 0L;
      * The role the context is for (at most 64 characters).
      * </pre>
      *
-     * <code>string role = 2 [json_name = "role"];</code>
+     * <code>string role = 2 [json_name = "role", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearRole() {
@@ -1033,7 +1033,7 @@ private static final long serialVersionUID = 0L;
      * The role the context is for (at most 64 characters).
      * </pre>
      *
-     * <code>string role = 2 [json_name = "role"];</code>
+     * <code>string role = 2 [json_name = "role", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for role to set.
      * @return This builder for chaining.
      */
@@ -1053,7 +1053,7 @@ private static final long serialVersionUID = 0L;
      * The task the context should serve (at most 2,000 characters).
      * </pre>
      *
-     * <code>string task = 3 [json_name = "task"];</code>
+     * <code>string task = 3 [json_name = "task", (.kxm.v1.limits) = { ... }</code>
      * @return The task.
      */
     public java.lang.String getTask() {
@@ -1073,7 +1073,7 @@ private static final long serialVersionUID = 0L;
      * The task the context should serve (at most 2,000 characters).
      * </pre>
      *
-     * <code>string task = 3 [json_name = "task"];</code>
+     * <code>string task = 3 [json_name = "task", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for task.
      */
     public com.google.protobuf.ByteString
@@ -1094,7 +1094,7 @@ private static final long serialVersionUID = 0L;
      * The task the context should serve (at most 2,000 characters).
      * </pre>
      *
-     * <code>string task = 3 [json_name = "task"];</code>
+     * <code>string task = 3 [json_name = "task", (.kxm.v1.limits) = { ... }</code>
      * @param value The task to set.
      * @return This builder for chaining.
      */
@@ -1111,7 +1111,7 @@ private static final long serialVersionUID = 0L;
      * The task the context should serve (at most 2,000 characters).
      * </pre>
      *
-     * <code>string task = 3 [json_name = "task"];</code>
+     * <code>string task = 3 [json_name = "task", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearTask() {
@@ -1125,7 +1125,7 @@ private static final long serialVersionUID = 0L;
      * The task the context should serve (at most 2,000 characters).
      * </pre>
      *
-     * <code>string task = 3 [json_name = "task"];</code>
+     * <code>string task = 3 [json_name = "task", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for task to set.
      * @return This builder for chaining.
      */
@@ -1145,7 +1145,7 @@ private static final long serialVersionUID = 0L;
      * A workflow run id, echoed in the audit (at most 128 characters).
      * </pre>
      *
-     * <code>string workflow_run_id = 4 [json_name = "workflowRunId"];</code>
+     * <code>string workflow_run_id = 4 [json_name = "workflowRunId", (.kxm.v1.limits) = { ... }</code>
      * @return The workflowRunId.
      */
     public java.lang.String getWorkflowRunId() {
@@ -1165,7 +1165,7 @@ private static final long serialVersionUID = 0L;
      * A workflow run id, echoed in the audit (at most 128 characters).
      * </pre>
      *
-     * <code>string workflow_run_id = 4 [json_name = "workflowRunId"];</code>
+     * <code>string workflow_run_id = 4 [json_name = "workflowRunId", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for workflowRunId.
      */
     public com.google.protobuf.ByteString
@@ -1186,7 +1186,7 @@ private static final long serialVersionUID = 0L;
      * A workflow run id, echoed in the audit (at most 128 characters).
      * </pre>
      *
-     * <code>string workflow_run_id = 4 [json_name = "workflowRunId"];</code>
+     * <code>string workflow_run_id = 4 [json_name = "workflowRunId", (.kxm.v1.limits) = { ... }</code>
      * @param value The workflowRunId to set.
      * @return This builder for chaining.
      */
@@ -1203,7 +1203,7 @@ private static final long serialVersionUID = 0L;
      * A workflow run id, echoed in the audit (at most 128 characters).
      * </pre>
      *
-     * <code>string workflow_run_id = 4 [json_name = "workflowRunId"];</code>
+     * <code>string workflow_run_id = 4 [json_name = "workflowRunId", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearWorkflowRunId() {
@@ -1217,7 +1217,7 @@ private static final long serialVersionUID = 0L;
      * A workflow run id, echoed in the audit (at most 128 characters).
      * </pre>
      *
-     * <code>string workflow_run_id = 4 [json_name = "workflowRunId"];</code>
+     * <code>string workflow_run_id = 4 [json_name = "workflowRunId", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for workflowRunId to set.
      * @return This builder for chaining.
      */
@@ -1237,7 +1237,7 @@ private static final long serialVersionUID = 0L;
      * A stage id, echoed in the audit (at most 128 characters).
      * </pre>
      *
-     * <code>string stage_id = 5 [json_name = "stageId"];</code>
+     * <code>string stage_id = 5 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
      * @return The stageId.
      */
     public java.lang.String getStageId() {
@@ -1257,7 +1257,7 @@ private static final long serialVersionUID = 0L;
      * A stage id, echoed in the audit (at most 128 characters).
      * </pre>
      *
-     * <code>string stage_id = 5 [json_name = "stageId"];</code>
+     * <code>string stage_id = 5 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for stageId.
      */
     public com.google.protobuf.ByteString
@@ -1278,7 +1278,7 @@ private static final long serialVersionUID = 0L;
      * A stage id, echoed in the audit (at most 128 characters).
      * </pre>
      *
-     * <code>string stage_id = 5 [json_name = "stageId"];</code>
+     * <code>string stage_id = 5 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
      * @param value The stageId to set.
      * @return This builder for chaining.
      */
@@ -1295,7 +1295,7 @@ private static final long serialVersionUID = 0L;
      * A stage id, echoed in the audit (at most 128 characters).
      * </pre>
      *
-     * <code>string stage_id = 5 [json_name = "stageId"];</code>
+     * <code>string stage_id = 5 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearStageId() {
@@ -1309,7 +1309,7 @@ private static final long serialVersionUID = 0L;
      * A stage id, echoed in the audit (at most 128 characters).
      * </pre>
      *
-     * <code>string stage_id = 5 [json_name = "stageId"];</code>
+     * <code>string stage_id = 5 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for stageId to set.
      * @return This builder for chaining.
      */
@@ -1329,7 +1329,7 @@ private static final long serialVersionUID = 0L;
      * The token budget (512 to 200,000); the role's budget when zero.
      * </pre>
      *
-     * <code>int32 budget_tokens = 6 [json_name = "budgetTokens"];</code>
+     * <code>int32 budget_tokens = 6 [json_name = "budgetTokens", (.kxm.v1.limits) = { ... }</code>
      * @return The budgetTokens.
      */
     @java.lang.Override
@@ -1341,7 +1341,7 @@ private static final long serialVersionUID = 0L;
      * The token budget (512 to 200,000); the role's budget when zero.
      * </pre>
      *
-     * <code>int32 budget_tokens = 6 [json_name = "budgetTokens"];</code>
+     * <code>int32 budget_tokens = 6 [json_name = "budgetTokens", (.kxm.v1.limits) = { ... }</code>
      * @param value The budgetTokens to set.
      * @return This builder for chaining.
      */
@@ -1357,7 +1357,7 @@ private static final long serialVersionUID = 0L;
      * The token budget (512 to 200,000); the role's budget when zero.
      * </pre>
      *
-     * <code>int32 budget_tokens = 6 [json_name = "budgetTokens"];</code>
+     * <code>int32 budget_tokens = 6 [json_name = "budgetTokens", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearBudgetTokens() {

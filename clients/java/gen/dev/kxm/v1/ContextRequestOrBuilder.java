@@ -15,7 +15,7 @@ public interface ContextRequestOrBuilder extends
    * The project (at most 200 characters).
    * </pre>
    *
-   * <code>string project = 1 [json_name = "project"];</code>
+   * <code>string project = 1 [json_name = "project", (.kxm.v1.limits) = { ... }</code>
    * @return The project.
    */
   java.lang.String getProject();
@@ -24,7 +24,7 @@ public interface ContextRequestOrBuilder extends
    * The project (at most 200 characters).
    * </pre>
    *
-   * <code>string project = 1 [json_name = "project"];</code>
+   * <code>string project = 1 [json_name = "project", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for project.
    */
   com.google.protobuf.ByteString
@@ -35,7 +35,7 @@ public interface ContextRequestOrBuilder extends
    * The role the context is for (at most 64 characters).
    * </pre>
    *
-   * <code>string role = 2 [json_name = "role"];</code>
+   * <code>string role = 2 [json_name = "role", (.kxm.v1.limits) = { ... }</code>
    * @return The role.
    */
   java.lang.String getRole();
@@ -44,7 +44,7 @@ public interface ContextRequestOrBuilder extends
    * The role the context is for (at most 64 characters).
    * </pre>
    *
-   * <code>string role = 2 [json_name = "role"];</code>
+   * <code>string role = 2 [json_name = "role", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for role.
    */
   com.google.protobuf.ByteString
@@ -55,7 +55,7 @@ public interface ContextRequestOrBuilder extends
    * The task the context should serve (at most 2,000 characters).
    * </pre>
    *
-   * <code>string task = 3 [json_name = "task"];</code>
+   * <code>string task = 3 [json_name = "task", (.kxm.v1.limits) = { ... }</code>
    * @return The task.
    */
   java.lang.String getTask();
@@ -64,7 +64,7 @@ public interface ContextRequestOrBuilder extends
    * The task the context should serve (at most 2,000 characters).
    * </pre>
    *
-   * <code>string task = 3 [json_name = "task"];</code>
+   * <code>string task = 3 [json_name = "task", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for task.
    */
   com.google.protobuf.ByteString
@@ -75,7 +75,7 @@ public interface ContextRequestOrBuilder extends
    * A workflow run id, echoed in the audit (at most 128 characters).
    * </pre>
    *
-   * <code>string workflow_run_id = 4 [json_name = "workflowRunId"];</code>
+   * <code>string workflow_run_id = 4 [json_name = "workflowRunId", (.kxm.v1.limits) = { ... }</code>
    * @return The workflowRunId.
    */
   java.lang.String getWorkflowRunId();
@@ -84,7 +84,7 @@ public interface ContextRequestOrBuilder extends
    * A workflow run id, echoed in the audit (at most 128 characters).
    * </pre>
    *
-   * <code>string workflow_run_id = 4 [json_name = "workflowRunId"];</code>
+   * <code>string workflow_run_id = 4 [json_name = "workflowRunId", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for workflowRunId.
    */
   com.google.protobuf.ByteString
@@ -95,7 +95,7 @@ public interface ContextRequestOrBuilder extends
    * A stage id, echoed in the audit (at most 128 characters).
    * </pre>
    *
-   * <code>string stage_id = 5 [json_name = "stageId"];</code>
+   * <code>string stage_id = 5 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
    * @return The stageId.
    */
   java.lang.String getStageId();
@@ -104,7 +104,7 @@ public interface ContextRequestOrBuilder extends
    * A stage id, echoed in the audit (at most 128 characters).
    * </pre>
    *
-   * <code>string stage_id = 5 [json_name = "stageId"];</code>
+   * <code>string stage_id = 5 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for stageId.
    */
   com.google.protobuf.ByteString
@@ -115,7 +115,7 @@ public interface ContextRequestOrBuilder extends
    * The token budget (512 to 200,000); the role's budget when zero.
    * </pre>
    *
-   * <code>int32 budget_tokens = 6 [json_name = "budgetTokens"];</code>
+   * <code>int32 budget_tokens = 6 [json_name = "budgetTokens", (.kxm.v1.limits) = { ... }</code>
    * @return The budgetTokens.
    */
   int getBudgetTokens();

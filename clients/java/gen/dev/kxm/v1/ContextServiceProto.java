@@ -331,250 +331,251 @@ public final class ContextServiceProto extends com.google.protobuf.GeneratedFile
       "\nphrase_hit\030\014 \001(\010R\tphraseHit\"c\n\016RecallRe" +
       "sponse\022(\n\005items\030\001 \003(\0132\022.kxm.v1.RecallIte" +
       "mR\005items\022\'\n\017unresolved_gaps\030\002 \003(\tR\016unres" +
-      "olvedGaps\"\253\001\n\017GetStateRequest\022\030\n\007project" +
-      "\030\001 \001(\tR\007project\022\033\n\tstate_key\030\002 \001(\tR\010stat" +
-      "eKey\0228\n\nas_of_time\030\003 \001(\0132\032.google.protob" +
-      "uf.TimestampR\010asOfTime\022\'\n\017include_histor" +
-      "y\030\004 \001(\010R\016includeHistory\"j\n\020GetStateRespo" +
-      "nse\022\'\n\004item\030\001 \001(\0132\023.kxm.v1.ContextItemR\004" +
-      "item\022-\n\007history\030\002 \003(\0132\023.kxm.v1.ContextIt" +
-      "emR\007history\"\206\001\n\023ListStateSetRequest\022\030\n\007p" +
-      "roject\030\001 \001(\tR\007project\022\033\n\tstate_key\030\002 \001(\t" +
-      "R\010stateKey\0228\n\nas_of_time\030\003 \001(\0132\032.google." +
-      "protobuf.TimestampR\010asOfTime\"A\n\024ListStat" +
-      "eSetResponse\022)\n\005items\030\001 \003(\0132\023.kxm.v1.Con" +
-      "textItemR\005items\"\336\002\n\023ProposeStateRequest\022" +
-      "\030\n\007project\030\001 \001(\tR\007project\022\033\n\tstate_key\030\002" +
-      " \001(\tR\010stateKey\022\030\n\007summary\030\003 \001(\tR\007summary" +
-      "\0226\n\tauthority\030\004 \001(\0162\030.kxm.v1.ContextAuth" +
-      "orityR\tauthority\0229\n\nconfidence\030\005 \001(\0162\031.k" +
-      "xm.v1.ContextConfidenceR\nconfidence\022#\n\re" +
-      "vidence_refs\030\006 \003(\tR\014evidenceRefs\022\036\n\nsupe" +
-      "rsedes\030\007 \003(\tR\nsupersedes\022\037\n\013proposed_by\030" +
-      "\010 \001(\tR\nproposedBy\022\035\n\nrequest_id\030\t \001(\tR\tr" +
-      "equestId\"G\n\024ProposeStateResponse\022/\n\010prop" +
-      "osal\030\001 \001(\0132\023.kxm.v1.ContextItemR\010proposa" +
-      "l\"u\n\023PromoteStateRequest\022\030\n\007project\030\001 \001(" +
-      "\tR\007project\022\037\n\013proposal_id\030\002 \001(\tR\nproposa" +
-      "lId\022#\n\revidence_refs\030\003 \003(\tR\014evidenceRefs" +
-      "\"\227\001\n\024PromoteStateResponse\022\'\n\004item\030\001 \001(\0132" +
-      "\023.kxm.v1.ContextItemR\004item\022/\n\010proposal\030\002" +
-      " \001(\0132\023.kxm.v1.ContextItemR\010proposal\022%\n\016s" +
-      "uperseded_ids\030\003 \003(\tR\rsupersededIds\"g\n\022Re" +
-      "jectStateRequest\022\030\n\007project\030\001 \001(\tR\007proje" +
-      "ct\022\037\n\013proposal_id\030\002 \001(\tR\nproposalId\022\026\n\006r" +
-      "eason\030\003 \001(\tR\006reason\"F\n\023RejectStateRespon" +
-      "se\022/\n\010proposal\030\001 \001(\0132\023.kxm.v1.ContextIte" +
-      "mR\010proposal\"W\n\023ListEpisodesRequest\022\030\n\007pr" +
-      "oject\030\001 \001(\tR\007project\022&\n\017workflow_run_id\030" +
-      "\002 \001(\tR\rworkflowRunId\"A\n\024ListEpisodesResp" +
-      "onse\022)\n\005items\030\001 \003(\0132\023.kxm.v1.ContextItem" +
-      "R\005items\"G\n\022ExplainItemRequest\022\030\n\007project" +
-      "\030\001 \001(\tR\007project\022\027\n\007item_id\030\002 \001(\tR\006itemId" +
-      "\"w\n\nItemSource\022\016\n\002id\030\001 \001(\tR\002id\022:\n\013source" +
-      "_type\030\002 \001(\0162\031.kxm.v1.ContextSourceTypeR\n" +
-      "sourceType\022\035\n\nsource_ref\030\003 \001(\tR\tsourceRe" +
-      "f\"\230\001\n\023ExplainItemResponse\022\024\n\005found\030\001 \001(\010" +
-      "R\005found\022\030\n\007lineage\030\002 \003(\tR\007lineage\022#\n\revi" +
-      "dence_refs\030\003 \003(\tR\014evidenceRefs\022,\n\007source" +
-      "s\030\004 \003(\0132\022.kxm.v1.ItemSourceR\007sources\"a\n\022" +
-      "DeleteItemsRequest\022\030\n\007project\030\001 \001(\tR\007pro" +
-      "ject\022\031\n\010item_ids\030\002 \003(\tR\007itemIds\022\026\n\006share" +
-      "d\030\003 \001(\010R\006shared\":\n\023DeleteItemsResponse\022#" +
-      "\n\rdeleted_count\030\001 \001(\005R\014deletedCount\"\200\001\n\014" +
-      "SkillSources\022\027\n\007run_ids\030\001 \003(\tR\006runIds\022*\n" +
-      "\021journal_entry_ids\030\002 \003(\tR\017journalEntryId" +
-      "s\022+\n\021evidence_receipts\030\003 \003(\tR\020evidenceRe" +
-      "ceipts\"F\n\022SkillCompatibility\022\030\n\007harness\030" +
-      "\001 \001(\tR\007harness\022\026\n\006models\030\002 \003(\tR\006models\"\266" +
-      "\004\n\005Skill\022\016\n\002id\030\001 \001(\tR\002id\022\030\n\007project\030\002 \001(" +
-      "\tR\007project\022\022\n\004name\030\003 \001(\tR\004name\022 \n\013descri" +
-      "ption\030\004 \001(\tR\013description\022\030\n\007content\030\005 \001(" +
-      "\tR\007content\022%\n\016content_sha256\030\006 \001(\tR\rcont" +
-      "entSha256\022\030\n\007version\030\007 \001(\005R\007version\022.\n\007s" +
-      "ources\030\010 \001(\0132\024.kxm.v1.SkillSourcesR\007sour" +
-      "ces\022@\n\rcompatibility\030\t \001(\0132\032.kxm.v1.Skil" +
-      "lCompatibilityR\rcompatibility\022\035\n\ncreated" +
-      "_by\030\n \001(\tR\tcreatedBy\022;\n\013create_time\030\013 \001(" +
-      "\0132\032.google.protobuf.TimestampR\ncreateTim" +
-      "e\022\036\n\nsupersedes\030\014 \001(\tR\nsupersedes\022(\n\005sta" +
-      "te\030\r \001(\0162\022.kxm.v1.SkillStateR\005state\022\035\n\nd" +
-      "ecided_by\030\016 \001(\tR\tdecidedBy\022;\n\013decide_tim" +
-      "e\030\017 \001(\0132\032.google.protobuf.TimestampR\ndec" +
-      "ideTime\"\332\002\n\nSkillEvent\022\032\n\010sequence\030\001 \001(\003" +
-      "R\010sequence\022*\n\004type\030\002 \001(\0162\026.kxm.v1.SkillE" +
-      "ventTypeR\004type\022\024\n\005actor\030\003 \001(\tR\005actor\0229\n\n" +
-      "event_time\030\004 \001(\0132\032.google.protobuf.Times" +
-      "tampR\teventTime\022D\n\017evaluation_kind\030\005 \001(\016" +
-      "2\033.kxm.v1.SkillEvaluationKindR\016evaluatio" +
-      "nKind\022\026\n\006passed\030\006 \001(\010R\006passed\022\030\n\007details" +
-      "\030\007 \001(\tR\007details\022#\n\revidence_refs\030\010 \003(\tR\014" +
-      "evidenceRefs\022\026\n\006reason\030\t \001(\tR\006reason\"\252\002\n" +
-      "\022CreateSkillRequest\022\030\n\007project\030\001 \001(\tR\007pr" +
-      "oject\022\022\n\004name\030\002 \001(\tR\004name\022 \n\013description" +
-      "\030\003 \001(\tR\013description\022\030\n\007content\030\004 \001(\tR\007co" +
-      "ntent\022.\n\007sources\030\005 \001(\0132\024.kxm.v1.SkillSou" +
-      "rcesR\007sources\022@\n\rcompatibility\030\006 \001(\0132\032.k" +
-      "xm.v1.SkillCompatibilityR\rcompatibility\022" +
-      "\036\n\nsupersedes\030\007 \001(\tR\nsupersedes\022\030\n\007versi" +
-      "on\030\010 \001(\005R\007version\":\n\023CreateSkillResponse" +
-      "\022#\n\005skill\030\001 \001(\0132\r.kxm.v1.SkillR\005skill\"\256\001" +
-      "\n\024EvaluateSkillRequest\022\030\n\007project\030\001 \001(\tR" +
-      "\007project\022\031\n\010skill_id\030\002 \001(\tR\007skillId\022/\n\004k" +
-      "ind\030\003 \001(\0162\033.kxm.v1.SkillEvaluationKindR\004" +
-      "kind\022\026\n\006passed\030\004 \001(\010R\006passed\022\030\n\007details\030" +
-      "\005 \001(\tR\007details\"f\n\025EvaluateSkillResponse\022" +
-      "#\n\005skill\030\001 \001(\0132\r.kxm.v1.SkillR\005skill\022(\n\005" +
-      "event\030\002 \001(\0132\022.kxm.v1.SkillEventR\005event\"o" +
-      "\n\023PromoteSkillRequest\022\030\n\007project\030\001 \001(\tR\007" +
-      "project\022\031\n\010skill_id\030\002 \001(\tR\007skillId\022#\n\rev" +
-      "idence_refs\030\003 \003(\tR\014evidenceRefs\"d\n\024Promo" +
-      "teSkillResponse\022#\n\005skill\030\001 \001(\0132\r.kxm.v1." +
-      "SkillR\005skill\022\'\n\004item\030\002 \001(\0132\023.kxm.v1.Cont" +
-      "extItemR\004item\"a\n\022RejectSkillRequest\022\030\n\007p" +
-      "roject\030\001 \001(\tR\007project\022\031\n\010skill_id\030\002 \001(\tR" +
-      "\007skillId\022\026\n\006reason\030\003 \001(\tR\006reason\":\n\023Reje" +
-      "ctSkillResponse\022#\n\005skill\030\001 \001(\0132\r.kxm.v1." +
-      "SkillR\005skill\"F\n\017GetSkillRequest\022\030\n\007proje" +
+      "olvedGaps\"\264\001\n\017GetStateRequest\022\030\n\007project" +
+      "\030\001 \001(\tR\007project\022$\n\tstate_key\030\002 \001(\tB\007\362\340\030\003" +
+      "\010\310\001R\010stateKey\0228\n\nas_of_time\030\003 \001(\0132\032.goog" +
+      "le.protobuf.TimestampR\010asOfTime\022\'\n\017inclu" +
+      "de_history\030\004 \001(\010R\016includeHistory\"j\n\020GetS" +
+      "tateResponse\022\'\n\004item\030\001 \001(\0132\023.kxm.v1.Cont" +
+      "extItemR\004item\022-\n\007history\030\002 \003(\0132\023.kxm.v1." +
+      "ContextItemR\007history\"\217\001\n\023ListStateSetReq" +
+      "uest\022\030\n\007project\030\001 \001(\tR\007project\022$\n\tstate_" +
+      "key\030\002 \001(\tB\007\362\340\030\003\010\310\001R\010stateKey\0228\n\nas_of_ti" +
+      "me\030\003 \001(\0132\032.google.protobuf.TimestampR\010as" +
+      "OfTime\"A\n\024ListStateSetResponse\022)\n\005items\030" +
+      "\001 \003(\0132\023.kxm.v1.ContextItemR\005items\"\360\002\n\023Pr" +
+      "oposeStateRequest\022\030\n\007project\030\001 \001(\tR\007proj" +
+      "ect\022$\n\tstate_key\030\002 \001(\tB\007\362\340\030\003\010\310\001R\010stateKe" +
+      "y\022\030\n\007summary\030\003 \001(\tR\007summary\0226\n\tauthority" +
+      "\030\004 \001(\0162\030.kxm.v1.ContextAuthorityR\tauthor" +
+      "ity\0229\n\nconfidence\030\005 \001(\0162\031.kxm.v1.Context" +
+      "ConfidenceR\nconfidence\022#\n\revidence_refs\030" +
+      "\006 \003(\tR\014evidenceRefs\022\036\n\nsupersedes\030\007 \003(\tR" +
+      "\nsupersedes\022\037\n\013proposed_by\030\010 \001(\tR\npropos" +
+      "edBy\022&\n\nrequest_id\030\t \001(\tB\007\362\340\030\003\010\200\001R\treque" +
+      "stId\"G\n\024ProposeStateResponse\022/\n\010proposal" +
+      "\030\001 \001(\0132\023.kxm.v1.ContextItemR\010proposal\"u\n" +
+      "\023PromoteStateRequest\022\030\n\007project\030\001 \001(\tR\007p" +
+      "roject\022\037\n\013proposal_id\030\002 \001(\tR\nproposalId\022" +
+      "#\n\revidence_refs\030\003 \003(\tR\014evidenceRefs\"\227\001\n" +
+      "\024PromoteStateResponse\022\'\n\004item\030\001 \001(\0132\023.kx" +
+      "m.v1.ContextItemR\004item\022/\n\010proposal\030\002 \001(\013" +
+      "2\023.kxm.v1.ContextItemR\010proposal\022%\n\016super" +
+      "seded_ids\030\003 \003(\tR\rsupersededIds\"g\n\022Reject" +
+      "StateRequest\022\030\n\007project\030\001 \001(\tR\007project\022\037" +
+      "\n\013proposal_id\030\002 \001(\tR\nproposalId\022\026\n\006reaso" +
+      "n\030\003 \001(\tR\006reason\"F\n\023RejectStateResponse\022/" +
+      "\n\010proposal\030\001 \001(\0132\023.kxm.v1.ContextItemR\010p" +
+      "roposal\"W\n\023ListEpisodesRequest\022\030\n\007projec" +
+      "t\030\001 \001(\tR\007project\022&\n\017workflow_run_id\030\002 \001(" +
+      "\tR\rworkflowRunId\"A\n\024ListEpisodesResponse" +
+      "\022)\n\005items\030\001 \003(\0132\023.kxm.v1.ContextItemR\005it" +
+      "ems\"G\n\022ExplainItemRequest\022\030\n\007project\030\001 \001" +
+      "(\tR\007project\022\027\n\007item_id\030\002 \001(\tR\006itemId\"w\n\n" +
+      "ItemSource\022\016\n\002id\030\001 \001(\tR\002id\022:\n\013source_typ" +
+      "e\030\002 \001(\0162\031.kxm.v1.ContextSourceTypeR\nsour" +
+      "ceType\022\035\n\nsource_ref\030\003 \001(\tR\tsourceRef\"\230\001" +
+      "\n\023ExplainItemResponse\022\024\n\005found\030\001 \001(\010R\005fo" +
+      "und\022\030\n\007lineage\030\002 \003(\tR\007lineage\022#\n\revidenc" +
+      "e_refs\030\003 \003(\tR\014evidenceRefs\022,\n\007sources\030\004 " +
+      "\003(\0132\022.kxm.v1.ItemSourceR\007sources\"a\n\022Dele" +
+      "teItemsRequest\022\030\n\007project\030\001 \001(\tR\007project" +
+      "\022\031\n\010item_ids\030\002 \003(\tR\007itemIds\022\026\n\006shared\030\003 " +
+      "\001(\010R\006shared\":\n\023DeleteItemsResponse\022#\n\rde" +
+      "leted_count\030\001 \001(\005R\014deletedCount\"\200\001\n\014Skil" +
+      "lSources\022\027\n\007run_ids\030\001 \003(\tR\006runIds\022*\n\021jou" +
+      "rnal_entry_ids\030\002 \003(\tR\017journalEntryIds\022+\n" +
+      "\021evidence_receipts\030\003 \003(\tR\020evidenceReceip" +
+      "ts\"F\n\022SkillCompatibility\022\030\n\007harness\030\001 \001(" +
+      "\tR\007harness\022\026\n\006models\030\002 \003(\tR\006models\"\266\004\n\005S" +
+      "kill\022\016\n\002id\030\001 \001(\tR\002id\022\030\n\007project\030\002 \001(\tR\007p" +
+      "roject\022\022\n\004name\030\003 \001(\tR\004name\022 \n\013descriptio" +
+      "n\030\004 \001(\tR\013description\022\030\n\007content\030\005 \001(\tR\007c" +
+      "ontent\022%\n\016content_sha256\030\006 \001(\tR\rcontentS" +
+      "ha256\022\030\n\007version\030\007 \001(\005R\007version\022.\n\007sourc" +
+      "es\030\010 \001(\0132\024.kxm.v1.SkillSourcesR\007sources\022" +
+      "@\n\rcompatibility\030\t \001(\0132\032.kxm.v1.SkillCom" +
+      "patibilityR\rcompatibility\022\035\n\ncreated_by\030" +
+      "\n \001(\tR\tcreatedBy\022;\n\013create_time\030\013 \001(\0132\032." +
+      "google.protobuf.TimestampR\ncreateTime\022\036\n" +
+      "\nsupersedes\030\014 \001(\tR\nsupersedes\022(\n\005state\030\r" +
+      " \001(\0162\022.kxm.v1.SkillStateR\005state\022\035\n\ndecid" +
+      "ed_by\030\016 \001(\tR\tdecidedBy\022;\n\013decide_time\030\017 " +
+      "\001(\0132\032.google.protobuf.TimestampR\ndecideT" +
+      "ime\"\332\002\n\nSkillEvent\022\032\n\010sequence\030\001 \001(\003R\010se" +
+      "quence\022*\n\004type\030\002 \001(\0162\026.kxm.v1.SkillEvent" +
+      "TypeR\004type\022\024\n\005actor\030\003 \001(\tR\005actor\0229\n\neven" +
+      "t_time\030\004 \001(\0132\032.google.protobuf.Timestamp" +
+      "R\teventTime\022D\n\017evaluation_kind\030\005 \001(\0162\033.k" +
+      "xm.v1.SkillEvaluationKindR\016evaluationKin" +
+      "d\022\026\n\006passed\030\006 \001(\010R\006passed\022\030\n\007details\030\007 \001" +
+      "(\tR\007details\022#\n\revidence_refs\030\010 \003(\tR\014evid" +
+      "enceRefs\022\026\n\006reason\030\t \001(\tR\006reason\"\252\002\n\022Cre" +
+      "ateSkillRequest\022\030\n\007project\030\001 \001(\tR\007projec" +
+      "t\022\022\n\004name\030\002 \001(\tR\004name\022 \n\013description\030\003 \001" +
+      "(\tR\013description\022\030\n\007content\030\004 \001(\tR\007conten" +
+      "t\022.\n\007sources\030\005 \001(\0132\024.kxm.v1.SkillSources" +
+      "R\007sources\022@\n\rcompatibility\030\006 \001(\0132\032.kxm.v" +
+      "1.SkillCompatibilityR\rcompatibility\022\036\n\ns" +
+      "upersedes\030\007 \001(\tR\nsupersedes\022\030\n\007version\030\010" +
+      " \001(\005R\007version\":\n\023CreateSkillResponse\022#\n\005" +
+      "skill\030\001 \001(\0132\r.kxm.v1.SkillR\005skill\"\256\001\n\024Ev" +
+      "aluateSkillRequest\022\030\n\007project\030\001 \001(\tR\007pro" +
+      "ject\022\031\n\010skill_id\030\002 \001(\tR\007skillId\022/\n\004kind\030" +
+      "\003 \001(\0162\033.kxm.v1.SkillEvaluationKindR\004kind" +
+      "\022\026\n\006passed\030\004 \001(\010R\006passed\022\030\n\007details\030\005 \001(" +
+      "\tR\007details\"f\n\025EvaluateSkillResponse\022#\n\005s" +
+      "kill\030\001 \001(\0132\r.kxm.v1.SkillR\005skill\022(\n\005even" +
+      "t\030\002 \001(\0132\022.kxm.v1.SkillEventR\005event\"o\n\023Pr" +
+      "omoteSkillRequest\022\030\n\007project\030\001 \001(\tR\007proj" +
+      "ect\022\031\n\010skill_id\030\002 \001(\tR\007skillId\022#\n\reviden" +
+      "ce_refs\030\003 \003(\tR\014evidenceRefs\"d\n\024PromoteSk" +
+      "illResponse\022#\n\005skill\030\001 \001(\0132\r.kxm.v1.Skil" +
+      "lR\005skill\022\'\n\004item\030\002 \001(\0132\023.kxm.v1.ContextI" +
+      "temR\004item\"a\n\022RejectSkillRequest\022\030\n\007proje" +
       "ct\030\001 \001(\tR\007project\022\031\n\010skill_id\030\002 \001(\tR\007ski" +
-      "llId\"e\n\020GetSkillResponse\022#\n\005skill\030\001 \001(\0132" +
-      "\r.kxm.v1.SkillR\005skill\022,\n\007history\030\002 \003(\0132\022" +
-      ".kxm.v1.SkillEventR\007history\"\223\001\n\021ListSkil" +
-      "lsRequest\022\030\n\007project\030\001 \001(\tR\007project\022(\n\005s" +
-      "tate\030\002 \001(\0162\022.kxm.v1.SkillStateR\005state\022\033\n" +
-      "\tpage_size\030\003 \001(\005R\010pageSize\022\035\n\npage_token" +
-      "\030\004 \001(\tR\tpageToken\"c\n\022ListSkillsResponse\022" +
-      "%\n\006skills\030\001 \003(\0132\r.kxm.v1.SkillR\006skills\022&" +
-      "\n\017next_page_token\030\002 \001(\tR\rnextPageToken\":" +
-      "\n\nMemoryFile\022\022\n\004path\030\001 \001(\tR\004path\022\030\n\007cont" +
-      "ent\030\002 \001(\tR\007content\"x\n\021SyncMemoryRequest\022" +
-      "\030\n\007project\030\001 \001(\tR\007project\022(\n\005files\030\002 \003(\013" +
-      "2\022.kxm.v1.MemoryFileR\005files\022\037\n\013allow_emp" +
-      "ty\030\003 \001(\010R\nallowEmpty\"\341\001\n\022SyncMemoryRespo" +
-      "nse\022\026\n\006loaded\030\001 \001(\005R\006loaded\022\030\n\007removed\030\002" +
-      " \001(\005R\007removed\022)\n\020skipped_inactive\030\003 \001(\005R" +
-      "\017skippedInactive\0224\n\026skipped_unbound_scop" +
-      "es\030\004 \001(\005R\024skippedUnboundScopes\022\032\n\010revisi" +
-      "on\030\005 \001(\tR\010revision\022\034\n\tunchanged\030\006 \001(\010R\tu" +
-      "nchanged\"-\n\021ListMemoryRequest\022\030\n\007project" +
-      "\030\001 \001(\tR\007project\"\373\003\n\014MemoryRecord\022\033\n\treco" +
-      "rd_id\030\001 \001(\tR\010recordId\022\027\n\007item_id\030\002 \001(\tR\006" +
-      "itemId\022\030\n\007project\030\003 \001(\tR\007project\022\022\n\004path" +
-      "\030\004 \001(\tR\004path\022*\n\005scope\030\005 \001(\0162\024.kxm.v1.Con" +
-      "textScopeR\005scope\022\037\n\013record_kind\030\006 \001(\tR\nr" +
-      "ecordKind\022)\n\020record_authority\030\007 \001(\tR\017rec" +
-      "ordAuthority\0226\n\tauthority\030\010 \001(\0162\030.kxm.v1" +
-      ".ContextAuthorityR\tauthority\0229\n\nconfiden" +
-      "ce\030\t \001(\0162\031.kxm.v1.ContextConfidenceR\ncon" +
-      "fidence\022\034\n\tlifecycle\030\n \001(\tR\tlifecycle\022:\n" +
-      "\013source_type\030\013 \001(\0162\031.kxm.v1.ContextSourc" +
-      "eTypeR\nsourceType\022\035\n\nsource_ref\030\014 \001(\tR\ts" +
-      "ourceRef\022#\n\rsummary_chars\030\r \001(\005R\014summary" +
-      "Chars\"\322\001\n\022ListMemoryResponse\022.\n\007records\030" +
-      "\001 \003(\0132\024.kxm.v1.MemoryRecordR\007records\022\032\n\010" +
-      "revision\030\002 \001(\tR\010revision\0227\n\tsync_time\030\003 " +
-      "\001(\0132\032.google.protobuf.TimestampR\010syncTim" +
-      "e\0227\n\ncandidates\030\004 \003(\0132\027.kxm.v1.MemoryCan" +
-      "didateR\ncandidates\"\267\003\n\017MemoryCandidate\022\016" +
-      "\n\002id\030\001 \001(\tR\002id\022\030\n\007project\030\002 \001(\tR\007project" +
-      "\022*\n\005scope\030\003 \001(\0162\024.kxm.v1.ContextScopeR\005s" +
-      "cope\022\022\n\004kind\030\004 \001(\tR\004kind\022\030\n\007summary\030\005 \001(" +
-      "\tR\007summary\022#\n\revidence_refs\030\006 \003(\tR\014evide" +
-      "nceRefs\022\037\n\013proposed_by\030\007 \001(\tR\nproposedBy" +
-      "\0221\n\006origin\030\010 \001(\0162\031.kxm.v1.ContextSourceT" +
-      "ypeR\006origin\022;\n\013create_time\030\t \001(\0132\032.googl" +
-      "e.protobuf.TimestampR\ncreateTime\022\026\n\006stat" +
-      "us\030\n \001(\tR\006status\022\035\n\ndecided_by\030\013 \001(\tR\tde" +
-      "cidedBy\022\033\n\trecord_id\030\014 \001(\tR\010recordId\022\026\n\006" +
-      "reason\030\r \001(\tR\006reason\"\257\001\n\024ProposeMemoryRe" +
-      "quest\022\030\n\007project\030\001 \001(\tR\007project\022*\n\005scope" +
-      "\030\002 \001(\0162\024.kxm.v1.ContextScopeR\005scope\022\022\n\004k" +
-      "ind\030\003 \001(\tR\004kind\022\030\n\007summary\030\004 \001(\tR\007summar" +
-      "y\022#\n\revidence_refs\030\005 \003(\tR\014evidenceRefs\"N" +
-      "\n\025ProposeMemoryResponse\0225\n\tcandidate\030\001 \001" +
-      "(\0132\027.kxm.v1.MemoryCandidateR\tcandidate\"\311" +
-      "\001\n\024PromoteMemoryRequest\022\030\n\007project\030\001 \001(\t" +
-      "R\007project\022!\n\014candidate_id\030\002 \001(\tR\013candida" +
-      "teId\022\033\n\trecord_id\030\003 \001(\tR\010recordId\022\034\n\taut" +
-      "hority\030\004 \001(\tR\tauthority\0229\n\nconfidence\030\005 " +
-      "\001(\0162\031.kxm.v1.ContextConfidenceR\nconfiden" +
-      "ce\"|\n\025PromoteMemoryResponse\0225\n\tcandidate" +
-      "\030\001 \001(\0132\027.kxm.v1.MemoryCandidateR\tcandida" +
-      "te\022\022\n\004path\030\002 \001(\tR\004path\022\030\n\007content\030\003 \001(\tR" +
-      "\007content\"j\n\023RejectMemoryRequest\022\030\n\007proje" +
-      "ct\030\001 \001(\tR\007project\022!\n\014candidate_id\030\002 \001(\tR" +
-      "\013candidateId\022\026\n\006reason\030\003 \001(\tR\006reason\"M\n\024" +
-      "RejectMemoryResponse\0225\n\tcandidate\030\001 \001(\0132" +
-      "\027.kxm.v1.MemoryCandidateR\tcandidate*\225\001\n\n" +
-      "SkillState\022\033\n\027SKILL_STATE_UNSPECIFIED\020\000\022" +
-      "\031\n\025SKILL_STATE_CANDIDATE\020\001\022\030\n\024SKILL_STAT" +
-      "E_PROMOTED\020\002\022\033\n\027SKILL_STATE_QUARANTINED\020" +
-      "\003\022\030\n\024SKILL_STATE_REJECTED\020\004*\370\001\n\023SkillEva" +
-      "luationKind\022%\n!SKILL_EVALUATION_KIND_UNS" +
-      "PECIFIED\020\000\022\'\n#SKILL_EVALUATION_KIND_STAT" +
-      "IC_REVIEW\020\001\022!\n\035SKILL_EVALUATION_KIND_SAN" +
-      "DBOX\020\002\022$\n SKILL_EVALUATION_KIND_FUNCTION" +
-      "AL\020\003\022 \n\034SKILL_EVALUATION_KIND_SAFETY\020\004\022&" +
-      "\n\"SKILL_EVALUATION_KIND_OPTIMIZATION\020\005*\320" +
-      "\001\n\016SkillEventType\022 \n\034SKILL_EVENT_TYPE_UN" +
-      "SPECIFIED\020\000\022\034\n\030SKILL_EVENT_TYPE_CREATED\020" +
-      "\001\022\036\n\032SKILL_EVENT_TYPE_EVALUATED\020\002\022\035\n\031SKI" +
-      "LL_EVENT_TYPE_PROMOTED\020\003\022 \n\034SKILL_EVENT_" +
-      "TYPE_QUARANTINED\020\004\022\035\n\031SKILL_EVENT_TYPE_R" +
-      "EJECTED\020\0052\316\017\n\016ContextService\022K\n\010PutItems" +
-      "\022\027.kxm.v1.PutItemsRequest\032\030.kxm.v1.PutIt" +
-      "emsResponse\"\014\352\340\030\010\010\003\020\000\030\002(\003\022p\n\020GetContextP" +
-      "acket\022\037.kxm.v1.GetContextPacketRequest\032 " +
-      ".kxm.v1.GetContextPacketResponse\"\031\352\340\030\025\010\004" +
-      "\020\001\030\002\"\013kxm_context(\003\022Q\n\006Recall\022\025.kxm.v1.R" +
-      "ecallRequest\032\026.kxm.v1.RecallResponse\"\030\352\340" +
-      "\030\024\010\004\020\001\030\002\"\nkxm_recall(\001\022V\n\010GetState\022\027.kxm" +
-      ".v1.GetStateRequest\032\030.kxm.v1.GetStateRes" +
-      "ponse\"\027\352\340\030\023\010\004\020\001\030\002\"\tkxm_state(\001\022f\n\014ListSt" +
-      "ateSet\022\033.kxm.v1.ListStateSetRequest\032\034.kx" +
-      "m.v1.ListStateSetResponse\"\033\352\340\030\027\010\004\020\001\030\002\"\rk" +
-      "xm_state_set(\001\022d\n\014ProposeState\022\033.kxm.v1." +
-      "ProposeStateRequest\032\034.kxm.v1.ProposeStat" +
-      "eResponse\"\031\352\340\030\025\010\003\020\000\030\002\"\013kxm_promote(\001\022W\n\014" +
-      "PromoteState\022\033.kxm.v1.PromoteStateReques" +
-      "t\032\034.kxm.v1.PromoteStateResponse\"\014\352\340\030\010\010\002\020" +
-      "\000\030\001(\004\022T\n\013RejectState\022\032.kxm.v1.RejectStat" +
-      "eRequest\032\033.kxm.v1.RejectStateResponse\"\014\352" +
-      "\340\030\010\010\002\020\000\030\001(\004\022d\n\014ListEpisodes\022\033.kxm.v1.Lis" +
-      "tEpisodesRequest\032\034.kxm.v1.ListEpisodesRe" +
-      "sponse\"\031\352\340\030\025\010\004\020\001\030\002\"\013kxm_episode(\001\022a\n\013Exp" +
-      "lainItem\022\032.kxm.v1.ExplainItemRequest\032\033.k" +
-      "xm.v1.ExplainItemResponse\"\031\352\340\030\025\010\004\020\001\030\002\"\013k" +
-      "xm_explain(\001\022T\n\013DeleteItems\022\032.kxm.v1.Del" +
-      "eteItemsRequest\032\033.kxm.v1.DeleteItemsResp" +
-      "onse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022T\n\013CreateSkill\022\032.kxm." +
-      "v1.CreateSkillRequest\032\033.kxm.v1.CreateSki" +
-      "llResponse\"\014\352\340\030\010\010\003\020\000\030\002(\001\022Z\n\rEvaluateSkil" +
-      "l\022\034.kxm.v1.EvaluateSkillRequest\032\035.kxm.v1" +
-      ".EvaluateSkillResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022W\n\014" +
-      "PromoteSkill\022\033.kxm.v1.PromoteSkillReques" +
-      "t\032\034.kxm.v1.PromoteSkillResponse\"\014\352\340\030\010\010\002\020" +
-      "\000\030\001(\004\022T\n\013RejectSkill\022\032.kxm.v1.RejectSkil" +
-      "lRequest\032\033.kxm.v1.RejectSkillResponse\"\014\352" +
-      "\340\030\010\010\002\020\000\030\001(\004\022K\n\010GetSkill\022\027.kxm.v1.GetSkil" +
-      "lRequest\032\030.kxm.v1.GetSkillResponse\"\014\352\340\030\010" +
-      "\010\004\020\001\030\002(\001\022Q\n\nListSkills\022\031.kxm.v1.ListSkil" +
-      "lsRequest\032\032.kxm.v1.ListSkillsResponse\"\014\352" +
-      "\340\030\010\010\004\020\001\030\002(\001\022Q\n\nSyncMemory\022\031.kxm.v1.SyncM" +
-      "emoryRequest\032\032.kxm.v1.SyncMemoryResponse" +
-      "\"\014\352\340\030\010\010\002\020\000\030\001(\004\022Q\n\nListMemory\022\031.kxm.v1.Li" +
-      "stMemoryRequest\032\032.kxm.v1.ListMemoryRespo" +
-      "nse\"\014\352\340\030\010\010\004\020\001\030\002(\001\022Z\n\rProposeMemory\022\034.kxm" +
-      ".v1.ProposeMemoryRequest\032\035.kxm.v1.Propos" +
-      "eMemoryResponse\"\014\352\340\030\010\010\003\020\000\030\002(\001\022Z\n\rPromote" +
-      "Memory\022\034.kxm.v1.PromoteMemoryRequest\032\035.k" +
-      "xm.v1.PromoteMemoryResponse\"\014\352\340\030\010\010\002\020\000\030\001(" +
-      "\004\022W\n\014RejectMemory\022\033.kxm.v1.RejectMemoryR" +
-      "equest\032\034.kxm.v1.RejectMemoryResponse\"\014\352\340" +
-      "\030\010\010\002\020\000\030\001(\004B\203\001\n\ndev.kxm.v1B\023ContextServic" +
-      "eProtoP\001Z\'kxm.dev/hub/clients/go/gen/kxm" +
-      "/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\" +
-      "V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
+      "llId\022\026\n\006reason\030\003 \001(\tR\006reason\":\n\023RejectSk" +
+      "illResponse\022#\n\005skill\030\001 \001(\0132\r.kxm.v1.Skil" +
+      "lR\005skill\"F\n\017GetSkillRequest\022\030\n\007project\030\001" +
+      " \001(\tR\007project\022\031\n\010skill_id\030\002 \001(\tR\007skillId" +
+      "\"e\n\020GetSkillResponse\022#\n\005skill\030\001 \001(\0132\r.kx" +
+      "m.v1.SkillR\005skill\022,\n\007history\030\002 \003(\0132\022.kxm" +
+      ".v1.SkillEventR\007history\"\223\001\n\021ListSkillsRe" +
+      "quest\022\030\n\007project\030\001 \001(\tR\007project\022(\n\005state" +
+      "\030\002 \001(\0162\022.kxm.v1.SkillStateR\005state\022\033\n\tpag" +
+      "e_size\030\003 \001(\005R\010pageSize\022\035\n\npage_token\030\004 \001" +
+      "(\tR\tpageToken\"c\n\022ListSkillsResponse\022%\n\006s" +
+      "kills\030\001 \003(\0132\r.kxm.v1.SkillR\006skills\022&\n\017ne" +
+      "xt_page_token\030\002 \001(\tR\rnextPageToken\":\n\nMe" +
+      "moryFile\022\022\n\004path\030\001 \001(\tR\004path\022\030\n\007content\030" +
+      "\002 \001(\tR\007content\"x\n\021SyncMemoryRequest\022\030\n\007p" +
+      "roject\030\001 \001(\tR\007project\022(\n\005files\030\002 \003(\0132\022.k" +
+      "xm.v1.MemoryFileR\005files\022\037\n\013allow_empty\030\003" +
+      " \001(\010R\nallowEmpty\"\341\001\n\022SyncMemoryResponse\022" +
+      "\026\n\006loaded\030\001 \001(\005R\006loaded\022\030\n\007removed\030\002 \001(\005" +
+      "R\007removed\022)\n\020skipped_inactive\030\003 \001(\005R\017ski" +
+      "ppedInactive\0224\n\026skipped_unbound_scopes\030\004" +
+      " \001(\005R\024skippedUnboundScopes\022\032\n\010revision\030\005" +
+      " \001(\tR\010revision\022\034\n\tunchanged\030\006 \001(\010R\tuncha" +
+      "nged\"-\n\021ListMemoryRequest\022\030\n\007project\030\001 \001" +
+      "(\tR\007project\"\373\003\n\014MemoryRecord\022\033\n\trecord_i" +
+      "d\030\001 \001(\tR\010recordId\022\027\n\007item_id\030\002 \001(\tR\006item" +
+      "Id\022\030\n\007project\030\003 \001(\tR\007project\022\022\n\004path\030\004 \001" +
+      "(\tR\004path\022*\n\005scope\030\005 \001(\0162\024.kxm.v1.Context" +
+      "ScopeR\005scope\022\037\n\013record_kind\030\006 \001(\tR\nrecor" +
+      "dKind\022)\n\020record_authority\030\007 \001(\tR\017recordA" +
+      "uthority\0226\n\tauthority\030\010 \001(\0162\030.kxm.v1.Con" +
+      "textAuthorityR\tauthority\0229\n\nconfidence\030\t" +
+      " \001(\0162\031.kxm.v1.ContextConfidenceR\nconfide" +
+      "nce\022\034\n\tlifecycle\030\n \001(\tR\tlifecycle\022:\n\013sou" +
+      "rce_type\030\013 \001(\0162\031.kxm.v1.ContextSourceTyp" +
+      "eR\nsourceType\022\035\n\nsource_ref\030\014 \001(\tR\tsourc" +
+      "eRef\022#\n\rsummary_chars\030\r \001(\005R\014summaryChar" +
+      "s\"\322\001\n\022ListMemoryResponse\022.\n\007records\030\001 \003(" +
+      "\0132\024.kxm.v1.MemoryRecordR\007records\022\032\n\010revi" +
+      "sion\030\002 \001(\tR\010revision\0227\n\tsync_time\030\003 \001(\0132" +
+      "\032.google.protobuf.TimestampR\010syncTime\0227\n" +
+      "\ncandidates\030\004 \003(\0132\027.kxm.v1.MemoryCandida" +
+      "teR\ncandidates\"\267\003\n\017MemoryCandidate\022\016\n\002id" +
+      "\030\001 \001(\tR\002id\022\030\n\007project\030\002 \001(\tR\007project\022*\n\005" +
+      "scope\030\003 \001(\0162\024.kxm.v1.ContextScopeR\005scope" +
+      "\022\022\n\004kind\030\004 \001(\tR\004kind\022\030\n\007summary\030\005 \001(\tR\007s" +
+      "ummary\022#\n\revidence_refs\030\006 \003(\tR\014evidenceR" +
+      "efs\022\037\n\013proposed_by\030\007 \001(\tR\nproposedBy\0221\n\006" +
+      "origin\030\010 \001(\0162\031.kxm.v1.ContextSourceTypeR" +
+      "\006origin\022;\n\013create_time\030\t \001(\0132\032.google.pr" +
+      "otobuf.TimestampR\ncreateTime\022\026\n\006status\030\n" +
+      " \001(\tR\006status\022\035\n\ndecided_by\030\013 \001(\tR\tdecide" +
+      "dBy\022\033\n\trecord_id\030\014 \001(\tR\010recordId\022\026\n\006reas" +
+      "on\030\r \001(\tR\006reason\"\257\001\n\024ProposeMemoryReques" +
+      "t\022\030\n\007project\030\001 \001(\tR\007project\022*\n\005scope\030\002 \001" +
+      "(\0162\024.kxm.v1.ContextScopeR\005scope\022\022\n\004kind\030" +
+      "\003 \001(\tR\004kind\022\030\n\007summary\030\004 \001(\tR\007summary\022#\n" +
+      "\revidence_refs\030\005 \003(\tR\014evidenceRefs\"N\n\025Pr" +
+      "oposeMemoryResponse\0225\n\tcandidate\030\001 \001(\0132\027" +
+      ".kxm.v1.MemoryCandidateR\tcandidate\"\311\001\n\024P" +
+      "romoteMemoryRequest\022\030\n\007project\030\001 \001(\tR\007pr" +
+      "oject\022!\n\014candidate_id\030\002 \001(\tR\013candidateId" +
+      "\022\033\n\trecord_id\030\003 \001(\tR\010recordId\022\034\n\tauthori" +
+      "ty\030\004 \001(\tR\tauthority\0229\n\nconfidence\030\005 \001(\0162" +
+      "\031.kxm.v1.ContextConfidenceR\nconfidence\"|" +
+      "\n\025PromoteMemoryResponse\0225\n\tcandidate\030\001 \001" +
+      "(\0132\027.kxm.v1.MemoryCandidateR\tcandidate\022\022" +
+      "\n\004path\030\002 \001(\tR\004path\022\030\n\007content\030\003 \001(\tR\007con" +
+      "tent\"j\n\023RejectMemoryRequest\022\030\n\007project\030\001" +
+      " \001(\tR\007project\022!\n\014candidate_id\030\002 \001(\tR\013can" +
+      "didateId\022\026\n\006reason\030\003 \001(\tR\006reason\"M\n\024Reje" +
+      "ctMemoryResponse\0225\n\tcandidate\030\001 \001(\0132\027.kx" +
+      "m.v1.MemoryCandidateR\tcandidate*\225\001\n\nSkil" +
+      "lState\022\033\n\027SKILL_STATE_UNSPECIFIED\020\000\022\031\n\025S" +
+      "KILL_STATE_CANDIDATE\020\001\022\030\n\024SKILL_STATE_PR" +
+      "OMOTED\020\002\022\033\n\027SKILL_STATE_QUARANTINED\020\003\022\030\n" +
+      "\024SKILL_STATE_REJECTED\020\004*\370\001\n\023SkillEvaluat" +
+      "ionKind\022%\n!SKILL_EVALUATION_KIND_UNSPECI" +
+      "FIED\020\000\022\'\n#SKILL_EVALUATION_KIND_STATIC_R" +
+      "EVIEW\020\001\022!\n\035SKILL_EVALUATION_KIND_SANDBOX" +
+      "\020\002\022$\n SKILL_EVALUATION_KIND_FUNCTIONAL\020\003" +
+      "\022 \n\034SKILL_EVALUATION_KIND_SAFETY\020\004\022&\n\"SK" +
+      "ILL_EVALUATION_KIND_OPTIMIZATION\020\005*\320\001\n\016S" +
+      "killEventType\022 \n\034SKILL_EVENT_TYPE_UNSPEC" +
+      "IFIED\020\000\022\034\n\030SKILL_EVENT_TYPE_CREATED\020\001\022\036\n" +
+      "\032SKILL_EVENT_TYPE_EVALUATED\020\002\022\035\n\031SKILL_E" +
+      "VENT_TYPE_PROMOTED\020\003\022 \n\034SKILL_EVENT_TYPE" +
+      "_QUARANTINED\020\004\022\035\n\031SKILL_EVENT_TYPE_REJEC" +
+      "TED\020\0052\316\017\n\016ContextService\022K\n\010PutItems\022\027.k" +
+      "xm.v1.PutItemsRequest\032\030.kxm.v1.PutItemsR" +
+      "esponse\"\014\352\340\030\010\010\003\020\000\030\002(\003\022p\n\020GetContextPacke" +
+      "t\022\037.kxm.v1.GetContextPacketRequest\032 .kxm" +
+      ".v1.GetContextPacketResponse\"\031\352\340\030\025\010\004\020\001\030\002" +
+      "\"\013kxm_context(\003\022Q\n\006Recall\022\025.kxm.v1.Recal" +
+      "lRequest\032\026.kxm.v1.RecallResponse\"\030\352\340\030\024\010\004" +
+      "\020\001\030\002\"\nkxm_recall(\001\022V\n\010GetState\022\027.kxm.v1." +
+      "GetStateRequest\032\030.kxm.v1.GetStateRespons" +
+      "e\"\027\352\340\030\023\010\004\020\001\030\002\"\tkxm_state(\001\022f\n\014ListStateS" +
+      "et\022\033.kxm.v1.ListStateSetRequest\032\034.kxm.v1" +
+      ".ListStateSetResponse\"\033\352\340\030\027\010\004\020\001\030\002\"\rkxm_s" +
+      "tate_set(\001\022d\n\014ProposeState\022\033.kxm.v1.Prop" +
+      "oseStateRequest\032\034.kxm.v1.ProposeStateRes" +
+      "ponse\"\031\352\340\030\025\010\003\020\000\030\002\"\013kxm_promote(\001\022W\n\014Prom" +
+      "oteState\022\033.kxm.v1.PromoteStateRequest\032\034." +
+      "kxm.v1.PromoteStateResponse\"\014\352\340\030\010\010\002\020\000\030\001(" +
+      "\004\022T\n\013RejectState\022\032.kxm.v1.RejectStateReq" +
+      "uest\032\033.kxm.v1.RejectStateResponse\"\014\352\340\030\010\010" +
+      "\002\020\000\030\001(\004\022d\n\014ListEpisodes\022\033.kxm.v1.ListEpi" +
+      "sodesRequest\032\034.kxm.v1.ListEpisodesRespon" +
+      "se\"\031\352\340\030\025\010\004\020\001\030\002\"\013kxm_episode(\001\022a\n\013Explain" +
+      "Item\022\032.kxm.v1.ExplainItemRequest\032\033.kxm.v" +
+      "1.ExplainItemResponse\"\031\352\340\030\025\010\004\020\001\030\002\"\013kxm_e" +
+      "xplain(\001\022T\n\013DeleteItems\022\032.kxm.v1.DeleteI" +
+      "temsRequest\032\033.kxm.v1.DeleteItemsResponse" +
+      "\"\014\352\340\030\010\010\002\020\000\030\001(\004\022T\n\013CreateSkill\022\032.kxm.v1.C" +
+      "reateSkillRequest\032\033.kxm.v1.CreateSkillRe" +
+      "sponse\"\014\352\340\030\010\010\003\020\000\030\002(\001\022Z\n\rEvaluateSkill\022\034." +
+      "kxm.v1.EvaluateSkillRequest\032\035.kxm.v1.Eva" +
+      "luateSkillResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022W\n\014Prom" +
+      "oteSkill\022\033.kxm.v1.PromoteSkillRequest\032\034." +
+      "kxm.v1.PromoteSkillResponse\"\014\352\340\030\010\010\002\020\000\030\001(" +
+      "\004\022T\n\013RejectSkill\022\032.kxm.v1.RejectSkillReq" +
+      "uest\032\033.kxm.v1.RejectSkillResponse\"\014\352\340\030\010\010" +
+      "\002\020\000\030\001(\004\022K\n\010GetSkill\022\027.kxm.v1.GetSkillReq" +
+      "uest\032\030.kxm.v1.GetSkillResponse\"\014\352\340\030\010\010\004\020\001" +
+      "\030\002(\001\022Q\n\nListSkills\022\031.kxm.v1.ListSkillsRe" +
+      "quest\032\032.kxm.v1.ListSkillsResponse\"\014\352\340\030\010\010" +
+      "\004\020\001\030\002(\001\022Q\n\nSyncMemory\022\031.kxm.v1.SyncMemor" +
+      "yRequest\032\032.kxm.v1.SyncMemoryResponse\"\014\352\340" +
+      "\030\010\010\002\020\000\030\001(\004\022Q\n\nListMemory\022\031.kxm.v1.ListMe" +
+      "moryRequest\032\032.kxm.v1.ListMemoryResponse\"" +
+      "\014\352\340\030\010\010\004\020\001\030\002(\001\022Z\n\rProposeMemory\022\034.kxm.v1." +
+      "ProposeMemoryRequest\032\035.kxm.v1.ProposeMem" +
+      "oryResponse\"\014\352\340\030\010\010\003\020\000\030\002(\001\022Z\n\rPromoteMemo" +
+      "ry\022\034.kxm.v1.PromoteMemoryRequest\032\035.kxm.v" +
+      "1.PromoteMemoryResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022W\n" +
+      "\014RejectMemory\022\033.kxm.v1.RejectMemoryReque" +
+      "st\032\034.kxm.v1.RejectMemoryResponse\"\014\352\340\030\010\010\002" +
+      "\020\000\030\001(\004B\203\001\n\ndev.kxm.v1B\023ContextServicePro" +
+      "toP\001Z\'kxm.dev/hub/clients/go/gen/kxm/v1;" +
+      "kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\G" +
+      "PBMetadata\352\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -910,6 +911,7 @@ public final class ContextServiceProto extends com.google.protobuf.GeneratedFile
     com.google.protobuf.ExtensionRegistry registry =
         com.google.protobuf.ExtensionRegistry.newInstance();
     registry.add(dev.kxm.v1.OptionsProto.facts);
+    registry.add(dev.kxm.v1.OptionsProto.limits);
     com.google.protobuf.Descriptors.FileDescriptor
         .internalUpdateFileDescriptor(descriptor, registry);
   }

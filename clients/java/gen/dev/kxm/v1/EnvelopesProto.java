@@ -242,312 +242,317 @@ public final class EnvelopesProto extends com.google.protobuf.GeneratedFile {
     java.lang.String[] descriptorData = {
       "\n\026kxm/v1/envelopes.proto\022\006kxm.v1\032\034google" +
       "/protobuf/struct.proto\032\037google/protobuf/" +
-      "timestamp.proto\"W\n\013TestSummary\022\026\n\006passed" +
-      "\030\001 \001(\005R\006passed\022\026\n\006failed\030\002 \001(\005R\006failed\022\030" +
-      "\n\007skipped\030\003 \001(\005R\007skipped\"S\n\007Finding\022\022\n\004r" +
-      "ule\030\001 \001(\tR\004rule\022\032\n\010severity\030\002 \001(\tR\010sever" +
-      "ity\022\030\n\007message\030\003 \001(\tR\007message\"\270\001\n\017Receip" +
-      "tEvidence\022%\n\016verified_files\030\001 \003(\tR\rverif" +
-      "iedFiles\022\031\n\010git_hash\030\002 \001(\tR\007gitHash\0226\n\014t" +
-      "est_summary\030\003 \001(\0132\023.kxm.v1.TestSummaryR\013" +
-      "testSummary\022+\n\010findings\030\004 \003(\0132\017.kxm.v1.F" +
-      "indingR\010findings\"\262\001\n\014UsageMetrics\022\037\n\013dur" +
-      "ation_ms\030\001 \001(\003R\ndurationMs\022\033\n\ttokens_in\030" +
-      "\002 \001(\003R\010tokensIn\022\035\n\ntokens_out\030\003 \001(\003R\ttok" +
-      "ensOut\022*\n\021cache_read_tokens\030\004 \001(\003R\017cache" +
-      "ReadTokens\022\031\n\010cost_usd\030\005 \001(\001R\007costUsd\"\252\003" +
-      "\n\017TerminalReceipt\022\026\n\006schema\030\001 \001(\tR\006schem" +
-      "a\0225\n\006status\030\002 \001(\0162\035.kxm.v1.TerminalRecei" +
-      "ptStatusR\006status\022\022\n\004seat\030\003 \001(\tR\004seat\022\025\n\006" +
-      "run_id\030\004 \001(\tR\005runId\022\031\n\010stage_id\030\005 \001(\tR\007s" +
-      "tageId\022.\n\004time\030\006 \001(\0132\032.google.protobuf.T" +
-      "imestampR\004time\022\022\n\004host\030\007 \001(\tR\004host\022\024\n\005mo" +
-      "del\030\010 \001(\tR\005model\0223\n\010evidence\030\t \001(\0132\027.kxm" +
-      ".v1.ReceiptEvidenceR\010evidence\022.\n\007metrics" +
-      "\030\n \001(\0132\024.kxm.v1.UsageMetricsR\007metrics\022+\n" +
-      "\021escalation_reason\030\013 \001(\tR\020escalationReas" +
-      "on\022\026\n\006ruling\030\014 \001(\tR\006ruling\"\305\001\n\013RoutingHi" +
-      "nt\022\037\n\013target_role\030\001 \001(\tR\ntargetRole\022+\n\021r" +
-      "ecommended_model\030\002 \001(\tR\020recommendedModel" +
-      "\022\030\n\007harness\030\003 \001(\tR\007harness\022)\n\020reasoning_" +
-      "effort\030\004 \001(\tR\017reasoningEffort\022#\n\reconomi" +
-      "c_band\030\005 \001(\tR\014economicBand\"\222\001\n\nGitContex" +
-      "t\022\026\n\006branch\030\001 \001(\tR\006branch\022\037\n\013base_commit" +
-      "\030\002 \001(\tR\nbaseCommit\022+\n\021working_directory\030" +
-      "\003 \001(\tR\020workingDirectory\022\036\n\nrepository\030\004 " +
-      "\001(\tR\nrepository\"K\n\tInputFile\022\022\n\004type\030\001 \001" +
-      "(\tR\004type\022\022\n\004path\030\002 \001(\tR\004path\022\026\n\006sha256\030\003" +
-      " \001(\tR\006sha256\"\230\001\n\021AssignmentContext\022$\n\003gi" +
-      "t\030\001 \001(\0132\022.kxm.v1.GitContextR\003git\022)\n\006inpu" +
-      "ts\030\002 \003(\0132\021.kxm.v1.InputFileR\006inputs\0222\n\025p" +
-      "rivate_handoff_notes\030\003 \001(\tR\023privateHando" +
-      "ffNotes\"\225\001\n\nToolPolicy\022\026\n\006preset\030\001 \001(\tR\006" +
-      "preset\022#\n\rallowed_tools\030\002 \003(\tR\014allowedTo" +
-      "ols\022!\n\014denied_tools\030\003 \003(\tR\013deniedTools\022\'" +
-      "\n\017denied_commands\030\004 \003(\tR\016deniedCommands\"" +
-      "\221\001\n\025AssignmentConstraints\022$\n\016max_tokens_" +
-      "out\030\001 \001(\003R\014maxTokensOut\022\035\n\ntimeout_ms\030\002 " +
-      "\001(\003R\ttimeoutMs\0223\n\013tool_policy\030\003 \001(\0132\022.kx" +
-      "m.v1.ToolPolicyR\ntoolPolicy\"]\n\016Acceptanc" +
-      "eGate\022\030\n\007command\030\001 \001(\tR\007command\0221\n\024deter" +
-      "ministic_checks\030\002 \003(\tR\023deterministicChec" +
-      "ks\"\327\007\n\021AssignmentRequest\022#\n\rassignment_i" +
-      "d\030\001 \001(\tR\014assignmentId\022\025\n\006run_id\030\002 \001(\tR\005r" +
-      "unId\022\035\n\nproject_id\030\003 \001(\tR\tprojectId\022\027\n\007s" +
-      "tep_id\030\004 \001(\tR\006stepId\022\030\n\007attempt\030\005 \001(\005R\007a" +
-      "ttempt\022;\n\013create_time\030\006 \001(\0132\032.google.pro" +
-      "tobuf.TimestampR\ncreateTime\022;\n\013expire_ti" +
-      "me\030\007 \001(\0132\032.google.protobuf.TimestampR\nex" +
-      "pireTime\022-\n\007routing\030\010 \001(\0132\023.kxm.v1.Routi" +
-      "ngHintR\007routing\0223\n\007context\030\t \001(\0132\031.kxm.v" +
-      "1.AssignmentContextR\007context\022?\n\013constrai" +
-      "nts\030\n \001(\0132\035.kxm.v1.AssignmentConstraints" +
-      "R\013constraints\022?\n\017acceptance_gate\030\013 \001(\0132\026" +
-      ".kxm.v1.AcceptanceGateR\016acceptanceGate\022\026" +
-      "\n\006schema\030\014 \001(\tR\006schema\022\037\n\013workflow_id\030\r " +
-      "\001(\tR\nworkflowId\022\033\n\tplan_hash\030\016 \001(\tR\010plan" +
-      "Hash\022\033\n\tstep_kind\030\017 \001(\tR\010stepKind\022\022\n\004rol" +
-      "e\030\020 \001(\tR\004role\022\035\n\nagent_name\030\021 \001(\tR\tagent" +
-      "Name\022\031\n\010agent_id\030\022 \001(\tR\007agentId\022\"\n\014instr" +
-      "uctions\030\023 \001(\tR\014instructions\022\032\n\010outcomes\030" +
-      "\024 \003(\tR\010outcomes\022#\n\revidence_keys\030\025 \003(\tR\014" +
-      "evidenceKeys\022#\n\rattempt_token\030\026 \001(\tR\014att" +
-      "emptToken\022$\n\004gate\030\027 \001(\0132\020.kxm.v1.GateSpe" +
-      "cR\004gate\022H\n\022diagnostic_handoff\030\030 \001(\0132\031.kx" +
-      "m.v1.DiagnosticHandoffR\021diagnosticHandof" +
-      "f\022\031\n\010skill_id\030\031 \001(\tR\007skillId\"\237\001\n\010GateSpe" +
-      "c\022\016\n\002id\030\001 \001(\tR\002id\022\022\n\004kind\030\002 \001(\tR\004kind\022\022\n" +
-      "\004hash\030\003 \001(\tR\004hash\022\026\n\006expect\030\004 \001(\tR\006expec" +
-      "t\022-\n\006checks\030\005 \003(\0132\025.kxm.v1.GateCheckSpec" +
-      "R\006checks\022\024\n\005paths\030\006 \003(\tR\005paths\"V\n\rGateCh" +
-      "eckSpec\022\022\n\004name\030\001 \001(\tR\004name\022\022\n\004argv\030\002 \003(" +
-      "\tR\004argv\022\035\n\ntimeout_ms\030\003 \001(\003R\ttimeoutMs\"\202" +
-      "\001\n\016WorkerIdentity\022\022\n\004kind\030\001 \001(\tR\004kind\022\026\n" +
-      "\006driver\030\002 \001(\tR\006driver\022\022\n\004name\030\003 \001(\tR\004nam" +
-      "e\022\024\n\005model\030\004 \001(\tR\005model\022\032\n\010thinking\030\005 \001(" +
-      "\tR\010thinking\"~\n\013FileChanges\022%\n\016files_modi" +
-      "fied\030\001 \003(\tR\rfilesModified\022#\n\rfiles_creat" +
-      "ed\030\002 \003(\tR\014filesCreated\022#\n\rfiles_deleted\030" +
-      "\003 \003(\tR\014filesDeleted\"J\n\010Artifact\022\022\n\004name\030" +
-      "\001 \001(\tR\004name\022\022\n\004path\030\002 \001(\tR\004path\022\026\n\006sha25" +
-      "6\030\003 \001(\tR\006sha256\"i\n\017VerifierOutcome\022!\n\014ga" +
-      "te_command\030\001 \001(\tR\013gateCommand\022\033\n\texit_co" +
-      "de\030\002 \001(\005R\010exitCode\022\026\n\006passed\030\003 \001(\010R\006pass" +
-      "ed\"\354\002\n\tGateCheck\022\022\n\004name\030\001 \001(\tR\004name\022\026\n\006" +
-      "passed\030\002 \001(\010R\006passed\022\030\n\007summary\030\003 \001(\tR\007s" +
-      "ummary\022 \n\texit_code\030\004 \001(\005H\000R\010exitCode\210\001\001" +
-      "\022\037\n\013duration_ms\030\005 \001(\003R\ndurationMs\022 \n\013obs" +
-      "ervation\030\006 \001(\tR\013observation\022\026\n\006reason\030\007 " +
-      "\001(\tR\006reason\022#\n\rstdout_sha256\030\010 \001(\tR\014stdo" +
-      "utSha256\022!\n\014stdout_bytes\030\t \001(\003R\013stdoutBy" +
-      "tes\022#\n\rstderr_sha256\030\n \001(\tR\014stderrSha256" +
-      "\022!\n\014stderr_bytes\030\013 \001(\003R\013stderrBytesB\014\n\n_" +
-      "exit_code\"\276\004\n\014WorkerResult\022.\n\006worker\030\001 \001" +
-      "(\0132\026.kxm.v1.WorkerIdentityR\006worker\022\030\n\007co" +
-      "mmand\030\002 \001(\tR\007command\022\016\n\002ok\030\003 \001(\010R\002ok\022\030\n\007" +
-      "outcome\030\004 \001(\tR\007outcome\022;\n\013create_time\030\005 " +
-      "\001(\0132\032.google.protobuf.TimestampR\ncreateT" +
-      "ime\022\030\n\007summary\030\006 \001(\tR\007summary\022-\n\007changes" +
-      "\030\007 \001(\0132\023.kxm.v1.FileChangesR\007changes\022.\n\t" +
-      "artifacts\030\010 \003(\0132\020.kxm.v1.ArtifactR\tartif" +
-      "acts\0222\n\ttelemetry\030\t \001(\0132\024.kxm.v1.UsageMe" +
-      "tricsR\ttelemetry\022B\n\020verifier_outcome\030\n \001" +
-      "(\0132\027.kxm.v1.VerifierOutcomeR\017verifierOut" +
-      "come\022)\n\006checks\030\013 \003(\0132\021.kxm.v1.GateCheckR" +
-      "\006checks\022\026\n\006schema\030\014 \001(\tR\006schema\022\026\n\006commi" +
-      "t\030\r \001(\tR\006commit\0221\n\007receipt\030\016 \001(\0132\027.kxm.v" +
-      "1.TerminalReceiptR\007receipt\"S\n\010Reviewer\022\035" +
-      "\n\nagent_name\030\001 \001(\tR\tagentName\022\022\n\004role\030\002 " +
-      "\001(\tR\004role\022\024\n\005model\030\003 \001(\tR\005model\"^\n\020Rubri" +
-      "cEvaluation\022\034\n\tcriterion\030\001 \001(\tR\tcriterio" +
-      "n\022\026\n\006status\030\002 \001(\tR\006status\022\024\n\005notes\030\003 \001(\t" +
-      "R\005notes\"\257\003\n\016ReviewEnvelope\022\033\n\treview_id\030" +
-      "\001 \001(\tR\010reviewId\022#\n\rassignment_id\030\002 \001(\tR\014" +
-      "assignmentId\022,\n\010reviewer\030\003 \001(\0132\020.kxm.v1." +
-      "ReviewerR\010reviewer\022;\n\013create_time\030\004 \001(\0132" +
-      "\032.google.protobuf.TimestampR\ncreateTime\022" +
-      "\030\n\007verdict\030\005 \001(\tR\007verdict\022\030\n\007summary\030\006 \001" +
-      "(\tR\007summary\022E\n\021rubric_evaluation\030\007 \003(\0132\030" +
-      ".kxm.v1.RubricEvaluationR\020rubricEvaluati" +
-      "on\022\032\n\010blockers\030\010 \003(\tR\010blockers\022%\n\016adviso" +
-      "ry_notes\030\t \003(\tR\radvisoryNotes\0222\n\ttelemet" +
-      "ry\030\n \001(\0132\024.kxm.v1.UsageMetricsR\ttelemetr" +
-      "y\"\275\001\n\020IngestionSummary\022%\n\017raw_log_size_m" +
-      "b\030\001 \001(\001R\014rawLogSizeMb\0222\n\025distilled_event" +
-      "_count\030\002 \001(\003R\023distilledEventCount\022!\n\014fil" +
-      "ter_model\030\003 \001(\tR\013filterModel\022+\n\021compress" +
-      "ion_ratio\030\004 \001(\001R\020compressionRatio\"\202\001\n\rFa" +
-      "ultBoundary\022\030\n\007service\030\001 \001(\tR\007service\022\034\n" +
-      "\tsubsystem\030\002 \001(\tR\tsubsystem\022\033\n\tcall_site" +
-      "\030\003 \001(\tR\010callSite\022\034\n\texception\030\004 \001(\tR\texc" +
-      "eption\"z\n\020ThreadContention\022\033\n\tthread_id\030" +
-      "\001 \001(\tR\010threadId\022!\n\014holding_lock\030\002 \001(\tR\013h" +
-      "oldingLock\022&\n\017waiting_on_lock\030\003 \001(\tR\rwai" +
-      "tingOnLock\"\303\003\n\021DiagnosticHandoff\022\037\n\013inci" +
-      "dent_id\030\001 \001(\tR\nincidentId\022.\n\004time\030\002 \001(\0132" +
-      "\032.google.protobuf.TimestampR\004time\022!\n\014tri" +
-      "age_level\030\003 \001(\tR\013triageLevel\022E\n\021ingestio" +
-      "n_summary\030\004 \001(\0132\030.kxm.v1.IngestionSummar" +
-      "yR\020ingestionSummary\022M\n\027isolated_fault_bo" +
-      "undary\030\005 \001(\0132\025.kxm.v1.FaultBoundaryR\025iso" +
-      "latedFaultBoundary\022P\n\027thread_contention_" +
-      "trace\030\006 \003(\0132\030.kxm.v1.ThreadContentionR\025t" +
-      "hreadContentionTrace\022#\n\rrepro_context\030\007 " +
-      "\001(\tR\014reproContext\022-\n\022forensic_directive\030" +
-      "\010 \001(\tR\021forensicDirective\"\274\003\n\014AttemptToke" +
-      "n\022\025\n\006run_id\030\001 \001(\tR\005runId\022\027\n\007step_id\030\002 \001(" +
-      "\tR\006stepId\022!\n\014step_attempt\030\003 \001(\005R\013stepAtt" +
-      "empt\022\031\n\010stage_id\030\004 \001(\tR\007stageId\022\030\n\007attem" +
-      "pt\030\005 \001(\005R\007attempt\022#\n\rassignment_id\030\006 \001(\t" +
-      "R\014assignmentId\022\035\n\nattempt_id\030\007 \001(\tR\tatte" +
-      "mptId\022\031\n\010agent_id\030\010 \001(\tR\007agentId\0229\n\nissu" +
-      "e_time\030\t \001(\0132\032.google.protobuf.Timestamp" +
-      "R\tissueTime\022;\n\013expire_time\030\n \001(\0132\032.googl" +
-      "e.protobuf.TimestampR\nexpireTime\0223\n\013tool" +
-      "_policy\030\013 \001(\0132\022.kxm.v1.ToolPolicyR\ntoolP" +
-      "olicy\022\030\n\007project\030\014 \001(\tR\007project\"\237\003\n\014Sess" +
-      "ionToken\022\035\n\nsession_id\030\001 \001(\tR\tsessionId\022" +
-      "\035\n\nagent_name\030\002 \001(\tR\tagentName\0223\n\013tool_p" +
-      "olicy\030\003 \001(\0132\022.kxm.v1.ToolPolicyR\ntoolPol" +
-      "icy\0229\n\nissue_time\030\004 \001(\0132\032.google.protobu" +
-      "f.TimestampR\tissueTime\022;\n\013expire_time\030\005 " +
-      "\001(\0132\032.google.protobuf.TimestampR\nexpireT" +
-      "ime\022\030\n\007project\030\006 \001(\tR\007project\022\031\n\010agent_i" +
-      "d\030\007 \001(\tR\007agentId\022;\n\013revoke_time\030\010 \001(\0132\032." +
-      "google.protobuf.TimestampR\nrevokeTime\022\033\n" +
-      "\tminted_by\030\t \001(\tR\010mintedBy\022\025\n\006key_id\030\n \001" +
-      "(\tR\005keyId\"t\n\013SignedToken\022\030\n\007payload\030\001 \001(" +
-      "\014R\007payload\022\026\n\006schema\030\002 \001(\tR\006schema\022\025\n\006ke" +
-      "y_id\030\003 \001(\tR\005keyId\022\034\n\tsignature\030\004 \001(\014R\tsi" +
-      "gnature\"y\n\rSyncRedaction\022\030\n\007version\030\001 \001(" +
-      "\tR\007version\022%\n\016fields_omitted\030\002 \003(\tR\rfiel" +
-      "dsOmitted\022\'\n\017values_replaced\030\003 \001(\005R\016valu" +
-      "esReplaced\"\367\004\n\tSyncEvent\022\026\n\006schema\030\001 \001(\t" +
-      "R\006schema\022&\n\017source_event_id\030\002 \001(\tR\rsourc" +
-      "eEventId\022\035\n\nproject_id\030\003 \001(\tR\tprojectId\022" +
-      "\025\n\006run_id\030\004 \001(\tR\005runId\022&\n\017home_runtime_i" +
-      "d\030\005 \001(\tR\rhomeRuntimeId\022\035\n\nevent_type\030\006 \001" +
-      "(\tR\teventType\022\032\n\010sequence\030\007 \001(\003R\010sequenc" +
-      "e\0229\n\noccur_time\030\010 \001(\0132\032.google.protobuf." +
-      "TimestampR\toccurTime\022\'\n\017config_revision\030" +
-      "\t \001(\tR\016configRevision\0228\n\030executor_policy" +
-      "_revision\030\n \001(\tR\026executorPolicyRevision\022" +
-      "0\n\024tool_policy_revision\030\013 \001(\tR\022toolPolic" +
-      "yRevision\0220\n\024sync_policy_revision\030\014 \001(\tR" +
-      "\022syncPolicyRevision\022\'\n\017memory_revision\030\r" +
-      " \001(\tR\016memoryRevision\0223\n\tredaction\030\016 \001(\0132" +
-      "\025.kxm.v1.SyncRedactionR\tredaction\0221\n\007pay" +
-      "load\030\017 \001(\0132\027.google.protobuf.StructR\007pay" +
-      "load\"\221\001\n\021ContextProvenance\022:\n\013source_typ" +
-      "e\030\001 \001(\0162\031.kxm.v1.ContextSourceTypeR\nsour" +
-      "ceType\022\035\n\nsource_ref\030\002 \001(\tR\tsourceRef\022!\n" +
-      "\014derived_from\030\003 \003(\tR\013derivedFrom\"\256\005\n\013Con" +
-      "textItem\022\016\n\002id\030\001 \001(\tR\002id\022\'\n\004kind\030\002 \001(\0162\023" +
-      ".kxm.v1.ContextKindR\004kind\022\030\n\007project\030\003 \001" +
-      "(\tR\007project\022\030\n\007summary\030\004 \001(\tR\007summary\0229\n" +
-      "\nprovenance\030\005 \001(\0132\031.kxm.v1.ContextProven" +
-      "anceR\nprovenance\0226\n\tauthority\030\006 \001(\0162\030.kx" +
-      "m.v1.ContextAuthorityR\tauthority\0229\n\nconf" +
-      "idence\030\007 \001(\0162\031.kxm.v1.ContextConfidenceR" +
-      "\nconfidence\022*\n\005scope\030\010 \001(\0162\024.kxm.v1.Cont" +
-      "extScopeR\005scope\022-\n\006status\030\t \001(\0162\025.kxm.v1" +
-      ".ContextStatusR\006status\022\033\n\tstate_key\030\n \001(" +
-      "\tR\010stateKey\022=\n\014observe_time\030\013 \001(\0132\032.goog" +
-      "le.protobuf.TimestampR\013observeTime\022B\n\017va" +
-      "lid_from_time\030\014 \001(\0132\032.google.protobuf.Ti" +
-      "mestampR\rvalidFromTime\022D\n\020valid_until_ti" +
-      "me\030\r \001(\0132\032.google.protobuf.TimestampR\016va" +
-      "lidUntilTime\022\036\n\nsupersedes\030\016 \003(\tR\nsupers" +
-      "edes\022#\n\revidence_refs\030\017 \003(\tR\014evidenceRef" +
-      "s\"\364\001\n\016ContextRequest\022\030\n\007project\030\001 \001(\tR\007p" +
-      "roject\022\022\n\004role\030\002 \001(\tR\004role\022\022\n\004task\030\003 \001(\t" +
-      "R\004task\022&\n\017workflow_run_id\030\004 \001(\tR\rworkflo" +
-      "wRunId\022\031\n\010stage_id\030\005 \001(\tR\007stageId\022#\n\rbud" +
-      "get_tokens\030\006 \001(\005R\014budgetTokens\0228\n\rinclud" +
-      "e_kinds\030\007 \003(\0162\023.kxm.v1.ContextKindR\014incl" +
-      "udeKinds\"c\n\017ProvenanceCount\022:\n\013source_ty" +
-      "pe\030\001 \001(\0162\031.kxm.v1.ContextSourceTypeR\nsou" +
-      "rceType\022\024\n\005count\030\002 \001(\005R\005count\"6\n\016Relevan" +
-      "ceScore\022\016\n\002id\030\001 \001(\tR\002id\022\024\n\005score\030\002 \001(\001R\005" +
-      "score\"\351\004\n\014ContextAudit\0220\n\007request\030\001 \001(\0132" +
-      "\026.kxm.v1.ContextRequestR\007request\022!\n\014sele" +
-      "cted_ids\030\002 \003(\tR\013selectedIds\022F\n\022provenanc" +
-      "e_summary\030\003 \003(\0132\027.kxm.v1.ProvenanceCount" +
-      "R\021provenanceSummary\022)\n\020estimated_tokens\030" +
-      "\004 \001(\005R\017estimatedTokens\022#\n\rbudget_tokens\030" +
-      "\005 \001(\005R\014budgetTokens\022\'\n\017candidate_count\030\006" +
-      " \001(\005R\016candidateCount\022/\n\023excluded_superse" +
-      "ded\030\007 \001(\005R\022excludedSuperseded\022\'\n\017unresol" +
-      "ved_gaps\030\010 \003(\tR\016unresolvedGaps\022\037\n\013task_t" +
-      "okens\030\t \001(\005R\ntaskTokens\022-\n\022matched_candi" +
-      "dates\030\n \001(\005R\021matchedCandidates\022?\n\017select" +
-      "ed_scores\030\013 \003(\0132\026.kxm.v1.RelevanceScoreR" +
-      "\016selectedScores\0221\n\007reasons\030\014 \003(\0132\027.kxm.v" +
-      "1.SelectionReasonR\007reasons\022%\n\016deferred_c" +
-      "ount\030\r \001(\005R\rdeferredCount\"\275\001\n\017SelectionR" +
-      "eason\022\016\n\002id\030\001 \001(\tR\002id\022$\n\rcontradiction\030\002" +
-      " \001(\010R\rcontradiction\022\026\n\006shared\030\003 \001(\010R\006sha" +
-      "red\022!\n\014task_matched\030\004 \001(\010R\013taskMatched\022\033" +
-      "\n\tkind_rank\030\005 \001(\005R\010kindRank\022\034\n\trelevance" +
-      "\030\006 \001(\001R\trelevance\"\350\004\n\rContextPacket\022;\n\016c" +
-      "ontradictions\030\001 \003(\0132\023.kxm.v1.ContextItem" +
-      "R\016contradictions\0228\n\rcurrent_state\030\002 \003(\0132" +
-      "\023.kxm.v1.ContextItemR\014currentState\0221\n\tkn" +
-      "owledge\030\003 \003(\0132\023.kxm.v1.ContextItemR\tknow" +
-      "ledge\022/\n\010evidence\030\004 \003(\0132\023.kxm.v1.Context" +
-      "ItemR\010evidence\022/\n\010episodes\030\005 \003(\0132\023.kxm.v" +
-      "1.ContextItemR\010episodes\022+\n\006skills\030\006 \003(\0132" +
-      "\023.kxm.v1.ContextItemR\006skills\022\'\n\017unresolv" +
-      "ed_gaps\030\010 \003(\tR\016unresolvedGaps\022F\n\022provena" +
-      "nce_summary\030\t \003(\0132\027.kxm.v1.ProvenanceCou" +
-      "ntR\021provenanceSummary\022)\n\020estimated_token" +
-      "s\030\n \001(\005R\017estimatedTokens\022*\n\005audit\030\013 \001(\0132" +
-      "\024.kxm.v1.ContextAuditR\005audit\022<\n\rworking_" +
-      "state\030\014 \001(\0132\027.google.protobuf.StructR\014wo" +
-      "rkingStateJ\004\010\007\020\010R\022working_state_json*\335\001\n" +
-      "\025TerminalReceiptStatus\022\'\n#TERMINAL_RECEI" +
-      "PT_STATUS_UNSPECIFIED\020\000\022$\n TERMINAL_RECE" +
-      "IPT_STATUS_ACCEPTED\020\001\022,\n(TERMINAL_RECEIP" +
-      "T_STATUS_AUDIT_ESCALATION\020\002\022$\n TERMINAL_" +
-      "RECEIPT_STATUS_REJECTED\020\003\022!\n\035TERMINAL_RE" +
-      "CEIPT_STATUS_ERROR\020\004*\254\001\n\013ContextKind\022\034\n\030" +
-      "CONTEXT_KIND_UNSPECIFIED\020\000\022\031\n\025CONTEXT_KI" +
-      "ND_EVIDENCE\020\001\022\026\n\022CONTEXT_KIND_STATE\020\002\022\030\n" +
-      "\024CONTEXT_KIND_EPISODE\020\003\022\032\n\026CONTEXT_KIND_" +
-      "KNOWLEDGE\020\004\022\026\n\022CONTEXT_KIND_SKILL\020\005*\225\002\n\021" +
-      "ContextSourceType\022#\n\037CONTEXT_SOURCE_TYPE" +
-      "_UNSPECIFIED\020\000\022\035\n\031CONTEXT_SOURCE_TYPE_HU" +
-      "MAN\020\001\022\033\n\027CONTEXT_SOURCE_TYPE_GIT\020\002\022 \n\034CO" +
-      "NTEXT_SOURCE_TYPE_WORKFLOW\020\003\022\034\n\030CONTEXT_" +
-      "SOURCE_TYPE_TOOL\020\004\022\034\n\030CONTEXT_SOURCE_TYP" +
-      "E_PEER\020\005\022 \n\034CONTEXT_SOURCE_TYPE_EXTERNAL" +
-      "\020\006\022\037\n\033CONTEXT_SOURCE_TYPE_DERIVED\020\007*\270\001\n\020" +
-      "ContextAuthority\022!\n\035CONTEXT_AUTHORITY_UN" +
-      "SPECIFIED\020\000\022 \n\034CONTEXT_AUTHORITY_HYPOTHE" +
-      "SIS\020\001\022\036\n\032CONTEXT_AUTHORITY_EVIDENCE\020\002\022!\n" +
-      "\035CONTEXT_AUTHORITY_INSTRUCTION\020\003\022\034\n\030CONT" +
-      "EXT_AUTHORITY_POLICY\020\004*\233\001\n\021ContextConfid" +
-      "ence\022\"\n\036CONTEXT_CONFIDENCE_UNSPECIFIED\020\000" +
-      "\022 \n\034CONTEXT_CONFIDENCE_UNCERTAIN\020\001\022\037\n\033CO" +
-      "NTEXT_CONFIDENCE_PROBABLE\020\002\022\037\n\033CONTEXT_C" +
-      "ONFIDENCE_VERIFIED\020\003*\224\001\n\014ContextScope\022\035\n" +
-      "\031CONTEXT_SCOPE_UNSPECIFIED\020\000\022\027\n\023CONTEXT_" +
-      "SCOPE_AGENT\020\001\022\031\n\025CONTEXT_SCOPE_PROJECT\020\002" +
-      "\022\025\n\021CONTEXT_SCOPE_RUN\020\003\022\032\n\026CONTEXT_SCOPE" +
-      "_OPERATOR\020\004*\244\001\n\rContextStatus\022\036\n\032CONTEXT" +
-      "_STATUS_UNSPECIFIED\020\000\022\032\n\026CONTEXT_STATUS_" +
-      "CURRENT\020\001\022\035\n\031CONTEXT_STATUS_SUPERSEDED\020\002" +
-      "\022\033\n\027CONTEXT_STATUS_PROPOSED\020\003\022\033\n\027CONTEXT" +
-      "_STATUS_REJECTED\020\004B~\n\ndev.kxm.v1B\016Envelo" +
-      "pesProtoP\001Z\'kxm.dev/hub/clients/go/gen/k" +
-      "xm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kx" +
-      "m\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
+      "timestamp.proto\032\024kxm/v1/options.proto\"W\n" +
+      "\013TestSummary\022\026\n\006passed\030\001 \001(\005R\006passed\022\026\n\006" +
+      "failed\030\002 \001(\005R\006failed\022\030\n\007skipped\030\003 \001(\005R\007s" +
+      "kipped\"S\n\007Finding\022\022\n\004rule\030\001 \001(\tR\004rule\022\032\n" +
+      "\010severity\030\002 \001(\tR\010severity\022\030\n\007message\030\003 \001" +
+      "(\tR\007message\"\270\001\n\017ReceiptEvidence\022%\n\016verif" +
+      "ied_files\030\001 \003(\tR\rverifiedFiles\022\031\n\010git_ha" +
+      "sh\030\002 \001(\tR\007gitHash\0226\n\014test_summary\030\003 \001(\0132" +
+      "\023.kxm.v1.TestSummaryR\013testSummary\022+\n\010fin" +
+      "dings\030\004 \003(\0132\017.kxm.v1.FindingR\010findings\"\262" +
+      "\001\n\014UsageMetrics\022\037\n\013duration_ms\030\001 \001(\003R\ndu" +
+      "rationMs\022\033\n\ttokens_in\030\002 \001(\003R\010tokensIn\022\035\n" +
+      "\ntokens_out\030\003 \001(\003R\ttokensOut\022*\n\021cache_re" +
+      "ad_tokens\030\004 \001(\003R\017cacheReadTokens\022\031\n\010cost" +
+      "_usd\030\005 \001(\001R\007costUsd\"\347\003\n\017TerminalReceipt\022" +
+      "\026\n\006schema\030\001 \001(\tR\006schema\0225\n\006status\030\002 \001(\0162" +
+      "\035.kxm.v1.TerminalReceiptStatusR\006status\022\032" +
+      "\n\004seat\030\003 \001(\tB\006\362\340\030\002\010@R\004seat\022\036\n\006run_id\030\004 \001" +
+      "(\tB\007\362\340\030\003\010\200\001R\005runId\022\"\n\010stage_id\030\005 \001(\tB\007\362\340" +
+      "\030\003\010\200\001R\007stageId\022.\n\004time\030\006 \001(\0132\032.google.pr" +
+      "otobuf.TimestampR\004time\022\032\n\004host\030\007 \001(\tB\006\362\340" +
+      "\030\002\010@R\004host\022\035\n\005model\030\010 \001(\tB\007\362\340\030\003\010\200\001R\005mode" +
+      "l\0223\n\010evidence\030\t \001(\0132\027.kxm.v1.ReceiptEvid" +
+      "enceR\010evidence\022.\n\007metrics\030\n \001(\0132\024.kxm.v1" +
+      ".UsageMetricsR\007metrics\0224\n\021escalation_rea" +
+      "son\030\013 \001(\tB\007\362\340\030\003\010\200\010R\020escalationReason\022\037\n\006" +
+      "ruling\030\014 \001(\tB\007\362\340\030\003\010\200\020R\006ruling\"\305\001\n\013Routin" +
+      "gHint\022\037\n\013target_role\030\001 \001(\tR\ntargetRole\022+" +
+      "\n\021recommended_model\030\002 \001(\tR\020recommendedMo" +
+      "del\022\030\n\007harness\030\003 \001(\tR\007harness\022)\n\020reasoni" +
+      "ng_effort\030\004 \001(\tR\017reasoningEffort\022#\n\recon" +
+      "omic_band\030\005 \001(\tR\014economicBand\"\222\001\n\nGitCon" +
+      "text\022\026\n\006branch\030\001 \001(\tR\006branch\022\037\n\013base_com" +
+      "mit\030\002 \001(\tR\nbaseCommit\022+\n\021working_directo" +
+      "ry\030\003 \001(\tR\020workingDirectory\022\036\n\nrepository" +
+      "\030\004 \001(\tR\nrepository\"K\n\tInputFile\022\022\n\004type\030" +
+      "\001 \001(\tR\004type\022\022\n\004path\030\002 \001(\tR\004path\022\026\n\006sha25" +
+      "6\030\003 \001(\tR\006sha256\"\230\001\n\021AssignmentContext\022$\n" +
+      "\003git\030\001 \001(\0132\022.kxm.v1.GitContextR\003git\022)\n\006i" +
+      "nputs\030\002 \003(\0132\021.kxm.v1.InputFileR\006inputs\0222" +
+      "\n\025private_handoff_notes\030\003 \001(\tR\023privateHa" +
+      "ndoffNotes\"\225\001\n\nToolPolicy\022\026\n\006preset\030\001 \001(" +
+      "\tR\006preset\022#\n\rallowed_tools\030\002 \003(\tR\014allowe" +
+      "dTools\022!\n\014denied_tools\030\003 \003(\tR\013deniedTool" +
+      "s\022\'\n\017denied_commands\030\004 \003(\tR\016deniedComman" +
+      "ds\"\221\001\n\025AssignmentConstraints\022$\n\016max_toke" +
+      "ns_out\030\001 \001(\003R\014maxTokensOut\022\035\n\ntimeout_ms" +
+      "\030\002 \001(\003R\ttimeoutMs\0223\n\013tool_policy\030\003 \001(\0132\022" +
+      ".kxm.v1.ToolPolicyR\ntoolPolicy\"]\n\016Accept" +
+      "anceGate\022\030\n\007command\030\001 \001(\tR\007command\0221\n\024de" +
+      "terministic_checks\030\002 \003(\tR\023deterministicC" +
+      "hecks\"\327\007\n\021AssignmentRequest\022#\n\rassignmen" +
+      "t_id\030\001 \001(\tR\014assignmentId\022\025\n\006run_id\030\002 \001(\t" +
+      "R\005runId\022\035\n\nproject_id\030\003 \001(\tR\tprojectId\022\027" +
+      "\n\007step_id\030\004 \001(\tR\006stepId\022\030\n\007attempt\030\005 \001(\005" +
+      "R\007attempt\022;\n\013create_time\030\006 \001(\0132\032.google." +
+      "protobuf.TimestampR\ncreateTime\022;\n\013expire" +
+      "_time\030\007 \001(\0132\032.google.protobuf.TimestampR" +
+      "\nexpireTime\022-\n\007routing\030\010 \001(\0132\023.kxm.v1.Ro" +
+      "utingHintR\007routing\0223\n\007context\030\t \001(\0132\031.kx" +
+      "m.v1.AssignmentContextR\007context\022?\n\013const" +
+      "raints\030\n \001(\0132\035.kxm.v1.AssignmentConstrai" +
+      "ntsR\013constraints\022?\n\017acceptance_gate\030\013 \001(" +
+      "\0132\026.kxm.v1.AcceptanceGateR\016acceptanceGat" +
+      "e\022\026\n\006schema\030\014 \001(\tR\006schema\022\037\n\013workflow_id" +
+      "\030\r \001(\tR\nworkflowId\022\033\n\tplan_hash\030\016 \001(\tR\010p" +
+      "lanHash\022\033\n\tstep_kind\030\017 \001(\tR\010stepKind\022\022\n\004" +
+      "role\030\020 \001(\tR\004role\022\035\n\nagent_name\030\021 \001(\tR\tag" +
+      "entName\022\031\n\010agent_id\030\022 \001(\tR\007agentId\022\"\n\014in" +
+      "structions\030\023 \001(\tR\014instructions\022\032\n\010outcom" +
+      "es\030\024 \003(\tR\010outcomes\022#\n\revidence_keys\030\025 \003(" +
+      "\tR\014evidenceKeys\022#\n\rattempt_token\030\026 \001(\tR\014" +
+      "attemptToken\022$\n\004gate\030\027 \001(\0132\020.kxm.v1.Gate" +
+      "SpecR\004gate\022H\n\022diagnostic_handoff\030\030 \001(\0132\031" +
+      ".kxm.v1.DiagnosticHandoffR\021diagnosticHan" +
+      "doff\022\031\n\010skill_id\030\031 \001(\tR\007skillId\"\237\001\n\010Gate" +
+      "Spec\022\016\n\002id\030\001 \001(\tR\002id\022\022\n\004kind\030\002 \001(\tR\004kind" +
+      "\022\022\n\004hash\030\003 \001(\tR\004hash\022\026\n\006expect\030\004 \001(\tR\006ex" +
+      "pect\022-\n\006checks\030\005 \003(\0132\025.kxm.v1.GateCheckS" +
+      "pecR\006checks\022\024\n\005paths\030\006 \003(\tR\005paths\"V\n\rGat" +
+      "eCheckSpec\022\022\n\004name\030\001 \001(\tR\004name\022\022\n\004argv\030\002" +
+      " \003(\tR\004argv\022\035\n\ntimeout_ms\030\003 \001(\003R\ttimeoutM" +
+      "s\"\202\001\n\016WorkerIdentity\022\022\n\004kind\030\001 \001(\tR\004kind" +
+      "\022\026\n\006driver\030\002 \001(\tR\006driver\022\022\n\004name\030\003 \001(\tR\004" +
+      "name\022\024\n\005model\030\004 \001(\tR\005model\022\032\n\010thinking\030\005" +
+      " \001(\tR\010thinking\"~\n\013FileChanges\022%\n\016files_m" +
+      "odified\030\001 \003(\tR\rfilesModified\022#\n\rfiles_cr" +
+      "eated\030\002 \003(\tR\014filesCreated\022#\n\rfiles_delet" +
+      "ed\030\003 \003(\tR\014filesDeleted\"J\n\010Artifact\022\022\n\004na" +
+      "me\030\001 \001(\tR\004name\022\022\n\004path\030\002 \001(\tR\004path\022\026\n\006sh" +
+      "a256\030\003 \001(\tR\006sha256\"i\n\017VerifierOutcome\022!\n" +
+      "\014gate_command\030\001 \001(\tR\013gateCommand\022\033\n\texit" +
+      "_code\030\002 \001(\005R\010exitCode\022\026\n\006passed\030\003 \001(\010R\006p" +
+      "assed\"\354\002\n\tGateCheck\022\022\n\004name\030\001 \001(\tR\004name\022" +
+      "\026\n\006passed\030\002 \001(\010R\006passed\022\030\n\007summary\030\003 \001(\t" +
+      "R\007summary\022 \n\texit_code\030\004 \001(\005H\000R\010exitCode" +
+      "\210\001\001\022\037\n\013duration_ms\030\005 \001(\003R\ndurationMs\022 \n\013" +
+      "observation\030\006 \001(\tR\013observation\022\026\n\006reason" +
+      "\030\007 \001(\tR\006reason\022#\n\rstdout_sha256\030\010 \001(\tR\014s" +
+      "tdoutSha256\022!\n\014stdout_bytes\030\t \001(\003R\013stdou" +
+      "tBytes\022#\n\rstderr_sha256\030\n \001(\tR\014stderrSha" +
+      "256\022!\n\014stderr_bytes\030\013 \001(\003R\013stderrBytesB\014" +
+      "\n\n_exit_code\"\276\004\n\014WorkerResult\022.\n\006worker\030" +
+      "\001 \001(\0132\026.kxm.v1.WorkerIdentityR\006worker\022\030\n" +
+      "\007command\030\002 \001(\tR\007command\022\016\n\002ok\030\003 \001(\010R\002ok\022" +
+      "\030\n\007outcome\030\004 \001(\tR\007outcome\022;\n\013create_time" +
+      "\030\005 \001(\0132\032.google.protobuf.TimestampR\ncrea" +
+      "teTime\022\030\n\007summary\030\006 \001(\tR\007summary\022-\n\007chan" +
+      "ges\030\007 \001(\0132\023.kxm.v1.FileChangesR\007changes\022" +
+      ".\n\tartifacts\030\010 \003(\0132\020.kxm.v1.ArtifactR\tar" +
+      "tifacts\0222\n\ttelemetry\030\t \001(\0132\024.kxm.v1.Usag" +
+      "eMetricsR\ttelemetry\022B\n\020verifier_outcome\030" +
+      "\n \001(\0132\027.kxm.v1.VerifierOutcomeR\017verifier" +
+      "Outcome\022)\n\006checks\030\013 \003(\0132\021.kxm.v1.GateChe" +
+      "ckR\006checks\022\026\n\006schema\030\014 \001(\tR\006schema\022\026\n\006co" +
+      "mmit\030\r \001(\tR\006commit\0221\n\007receipt\030\016 \001(\0132\027.kx" +
+      "m.v1.TerminalReceiptR\007receipt\"S\n\010Reviewe" +
+      "r\022\035\n\nagent_name\030\001 \001(\tR\tagentName\022\022\n\004role" +
+      "\030\002 \001(\tR\004role\022\024\n\005model\030\003 \001(\tR\005model\"^\n\020Ru" +
+      "bricEvaluation\022\034\n\tcriterion\030\001 \001(\tR\tcrite" +
+      "rion\022\026\n\006status\030\002 \001(\tR\006status\022\024\n\005notes\030\003 " +
+      "\001(\tR\005notes\"\257\003\n\016ReviewEnvelope\022\033\n\treview_" +
+      "id\030\001 \001(\tR\010reviewId\022#\n\rassignment_id\030\002 \001(" +
+      "\tR\014assignmentId\022,\n\010reviewer\030\003 \001(\0132\020.kxm." +
+      "v1.ReviewerR\010reviewer\022;\n\013create_time\030\004 \001" +
+      "(\0132\032.google.protobuf.TimestampR\ncreateTi" +
+      "me\022\030\n\007verdict\030\005 \001(\tR\007verdict\022\030\n\007summary\030" +
+      "\006 \001(\tR\007summary\022E\n\021rubric_evaluation\030\007 \003(" +
+      "\0132\030.kxm.v1.RubricEvaluationR\020rubricEvalu" +
+      "ation\022\032\n\010blockers\030\010 \003(\tR\010blockers\022%\n\016adv" +
+      "isory_notes\030\t \003(\tR\radvisoryNotes\0222\n\ttele" +
+      "metry\030\n \001(\0132\024.kxm.v1.UsageMetricsR\ttelem" +
+      "etry\"\275\001\n\020IngestionSummary\022%\n\017raw_log_siz" +
+      "e_mb\030\001 \001(\001R\014rawLogSizeMb\0222\n\025distilled_ev" +
+      "ent_count\030\002 \001(\003R\023distilledEventCount\022!\n\014" +
+      "filter_model\030\003 \001(\tR\013filterModel\022+\n\021compr" +
+      "ession_ratio\030\004 \001(\001R\020compressionRatio\"\202\001\n" +
+      "\rFaultBoundary\022\030\n\007service\030\001 \001(\tR\007service" +
+      "\022\034\n\tsubsystem\030\002 \001(\tR\tsubsystem\022\033\n\tcall_s" +
+      "ite\030\003 \001(\tR\010callSite\022\034\n\texception\030\004 \001(\tR\t" +
+      "exception\"z\n\020ThreadContention\022\033\n\tthread_" +
+      "id\030\001 \001(\tR\010threadId\022!\n\014holding_lock\030\002 \001(\t" +
+      "R\013holdingLock\022&\n\017waiting_on_lock\030\003 \001(\tR\r" +
+      "waitingOnLock\"\303\003\n\021DiagnosticHandoff\022\037\n\013i" +
+      "ncident_id\030\001 \001(\tR\nincidentId\022.\n\004time\030\002 \001" +
+      "(\0132\032.google.protobuf.TimestampR\004time\022!\n\014" +
+      "triage_level\030\003 \001(\tR\013triageLevel\022E\n\021inges" +
+      "tion_summary\030\004 \001(\0132\030.kxm.v1.IngestionSum" +
+      "maryR\020ingestionSummary\022M\n\027isolated_fault" +
+      "_boundary\030\005 \001(\0132\025.kxm.v1.FaultBoundaryR\025" +
+      "isolatedFaultBoundary\022P\n\027thread_contenti" +
+      "on_trace\030\006 \003(\0132\030.kxm.v1.ThreadContention" +
+      "R\025threadContentionTrace\022#\n\rrepro_context" +
+      "\030\007 \001(\tR\014reproContext\022-\n\022forensic_directi" +
+      "ve\030\010 \001(\tR\021forensicDirective\"\274\003\n\014AttemptT" +
+      "oken\022\025\n\006run_id\030\001 \001(\tR\005runId\022\027\n\007step_id\030\002" +
+      " \001(\tR\006stepId\022!\n\014step_attempt\030\003 \001(\005R\013step" +
+      "Attempt\022\031\n\010stage_id\030\004 \001(\tR\007stageId\022\030\n\007at" +
+      "tempt\030\005 \001(\005R\007attempt\022#\n\rassignment_id\030\006 " +
+      "\001(\tR\014assignmentId\022\035\n\nattempt_id\030\007 \001(\tR\ta" +
+      "ttemptId\022\031\n\010agent_id\030\010 \001(\tR\007agentId\0229\n\ni" +
+      "ssue_time\030\t \001(\0132\032.google.protobuf.Timest" +
+      "ampR\tissueTime\022;\n\013expire_time\030\n \001(\0132\032.go" +
+      "ogle.protobuf.TimestampR\nexpireTime\0223\n\013t" +
+      "ool_policy\030\013 \001(\0132\022.kxm.v1.ToolPolicyR\nto" +
+      "olPolicy\022\030\n\007project\030\014 \001(\tR\007project\"\237\003\n\014S" +
+      "essionToken\022\035\n\nsession_id\030\001 \001(\tR\tsession" +
+      "Id\022\035\n\nagent_name\030\002 \001(\tR\tagentName\0223\n\013too" +
+      "l_policy\030\003 \001(\0132\022.kxm.v1.ToolPolicyR\ntool" +
+      "Policy\0229\n\nissue_time\030\004 \001(\0132\032.google.prot" +
+      "obuf.TimestampR\tissueTime\022;\n\013expire_time" +
+      "\030\005 \001(\0132\032.google.protobuf.TimestampR\nexpi" +
+      "reTime\022\030\n\007project\030\006 \001(\tR\007project\022\031\n\010agen" +
+      "t_id\030\007 \001(\tR\007agentId\022;\n\013revoke_time\030\010 \001(\013" +
+      "2\032.google.protobuf.TimestampR\nrevokeTime" +
+      "\022\033\n\tminted_by\030\t \001(\tR\010mintedBy\022\025\n\006key_id\030" +
+      "\n \001(\tR\005keyId\"t\n\013SignedToken\022\030\n\007payload\030\001" +
+      " \001(\014R\007payload\022\026\n\006schema\030\002 \001(\tR\006schema\022\025\n" +
+      "\006key_id\030\003 \001(\tR\005keyId\022\034\n\tsignature\030\004 \001(\014R" +
+      "\tsignature\"y\n\rSyncRedaction\022\030\n\007version\030\001" +
+      " \001(\tR\007version\022%\n\016fields_omitted\030\002 \003(\tR\rf" +
+      "ieldsOmitted\022\'\n\017values_replaced\030\003 \001(\005R\016v" +
+      "aluesReplaced\"\367\004\n\tSyncEvent\022\026\n\006schema\030\001 " +
+      "\001(\tR\006schema\022&\n\017source_event_id\030\002 \001(\tR\rso" +
+      "urceEventId\022\035\n\nproject_id\030\003 \001(\tR\tproject" +
+      "Id\022\025\n\006run_id\030\004 \001(\tR\005runId\022&\n\017home_runtim" +
+      "e_id\030\005 \001(\tR\rhomeRuntimeId\022\035\n\nevent_type\030" +
+      "\006 \001(\tR\teventType\022\032\n\010sequence\030\007 \001(\003R\010sequ" +
+      "ence\0229\n\noccur_time\030\010 \001(\0132\032.google.protob" +
+      "uf.TimestampR\toccurTime\022\'\n\017config_revisi" +
+      "on\030\t \001(\tR\016configRevision\0228\n\030executor_pol" +
+      "icy_revision\030\n \001(\tR\026executorPolicyRevisi" +
+      "on\0220\n\024tool_policy_revision\030\013 \001(\tR\022toolPo" +
+      "licyRevision\0220\n\024sync_policy_revision\030\014 \001" +
+      "(\tR\022syncPolicyRevision\022\'\n\017memory_revisio" +
+      "n\030\r \001(\tR\016memoryRevision\0223\n\tredaction\030\016 \001" +
+      "(\0132\025.kxm.v1.SyncRedactionR\tredaction\0221\n\007" +
+      "payload\030\017 \001(\0132\027.google.protobuf.StructR\007" +
+      "payload\"\221\001\n\021ContextProvenance\022:\n\013source_" +
+      "type\030\001 \001(\0162\031.kxm.v1.ContextSourceTypeR\ns" +
+      "ourceType\022\035\n\nsource_ref\030\002 \001(\tR\tsourceRef" +
+      "\022!\n\014derived_from\030\003 \003(\tR\013derivedFrom\"\256\005\n\013" +
+      "ContextItem\022\016\n\002id\030\001 \001(\tR\002id\022\'\n\004kind\030\002 \001(" +
+      "\0162\023.kxm.v1.ContextKindR\004kind\022\030\n\007project\030" +
+      "\003 \001(\tR\007project\022\030\n\007summary\030\004 \001(\tR\007summary" +
+      "\0229\n\nprovenance\030\005 \001(\0132\031.kxm.v1.ContextPro" +
+      "venanceR\nprovenance\0226\n\tauthority\030\006 \001(\0162\030" +
+      ".kxm.v1.ContextAuthorityR\tauthority\0229\n\nc" +
+      "onfidence\030\007 \001(\0162\031.kxm.v1.ContextConfiden" +
+      "ceR\nconfidence\022*\n\005scope\030\010 \001(\0162\024.kxm.v1.C" +
+      "ontextScopeR\005scope\022-\n\006status\030\t \001(\0162\025.kxm" +
+      ".v1.ContextStatusR\006status\022\033\n\tstate_key\030\n" +
+      " \001(\tR\010stateKey\022=\n\014observe_time\030\013 \001(\0132\032.g" +
+      "oogle.protobuf.TimestampR\013observeTime\022B\n" +
+      "\017valid_from_time\030\014 \001(\0132\032.google.protobuf" +
+      ".TimestampR\rvalidFromTime\022D\n\020valid_until" +
+      "_time\030\r \001(\0132\032.google.protobuf.TimestampR" +
+      "\016validUntilTime\022\036\n\nsupersedes\030\016 \003(\tR\nsup" +
+      "ersedes\022#\n\revidence_refs\030\017 \003(\tR\014evidence" +
+      "Refs\"\254\002\n\016ContextRequest\022!\n\007project\030\001 \001(\t" +
+      "B\007\362\340\030\003\010\310\001R\007project\022\032\n\004role\030\002 \001(\tB\006\362\340\030\002\010@" +
+      "R\004role\022\033\n\004task\030\003 \001(\tB\007\362\340\030\003\010\320\017R\004task\022/\n\017w" +
+      "orkflow_run_id\030\004 \001(\tB\007\362\340\030\003\010\200\001R\rworkflowR" +
+      "unId\022\"\n\010stage_id\030\005 \001(\tB\007\362\340\030\003\010\200\001R\007stageId" +
+      "\022/\n\rbudget_tokens\030\006 \001(\005B\n\362\340\030\006\030\000 \300\232\014R\014bud" +
+      "getTokens\0228\n\rinclude_kinds\030\007 \003(\0162\023.kxm.v" +
+      "1.ContextKindR\014includeKinds\"c\n\017Provenanc" +
+      "eCount\022:\n\013source_type\030\001 \001(\0162\031.kxm.v1.Con" +
+      "textSourceTypeR\nsourceType\022\024\n\005count\030\002 \001(" +
+      "\005R\005count\"6\n\016RelevanceScore\022\016\n\002id\030\001 \001(\tR\002" +
+      "id\022\024\n\005score\030\002 \001(\001R\005score\"\351\004\n\014ContextAudi" +
+      "t\0220\n\007request\030\001 \001(\0132\026.kxm.v1.ContextReque" +
+      "stR\007request\022!\n\014selected_ids\030\002 \003(\tR\013selec" +
+      "tedIds\022F\n\022provenance_summary\030\003 \003(\0132\027.kxm" +
+      ".v1.ProvenanceCountR\021provenanceSummary\022)" +
+      "\n\020estimated_tokens\030\004 \001(\005R\017estimatedToken" +
+      "s\022#\n\rbudget_tokens\030\005 \001(\005R\014budgetTokens\022\'" +
+      "\n\017candidate_count\030\006 \001(\005R\016candidateCount\022" +
+      "/\n\023excluded_superseded\030\007 \001(\005R\022excludedSu" +
+      "perseded\022\'\n\017unresolved_gaps\030\010 \003(\tR\016unres" +
+      "olvedGaps\022\037\n\013task_tokens\030\t \001(\005R\ntaskToke" +
+      "ns\022-\n\022matched_candidates\030\n \001(\005R\021matchedC" +
+      "andidates\022?\n\017selected_scores\030\013 \003(\0132\026.kxm" +
+      ".v1.RelevanceScoreR\016selectedScores\0221\n\007re" +
+      "asons\030\014 \003(\0132\027.kxm.v1.SelectionReasonR\007re" +
+      "asons\022%\n\016deferred_count\030\r \001(\005R\rdeferredC" +
+      "ount\"\275\001\n\017SelectionReason\022\016\n\002id\030\001 \001(\tR\002id" +
+      "\022$\n\rcontradiction\030\002 \001(\010R\rcontradiction\022\026" +
+      "\n\006shared\030\003 \001(\010R\006shared\022!\n\014task_matched\030\004" +
+      " \001(\010R\013taskMatched\022\033\n\tkind_rank\030\005 \001(\005R\010ki" +
+      "ndRank\022\034\n\trelevance\030\006 \001(\001R\trelevance\"\350\004\n" +
+      "\rContextPacket\022;\n\016contradictions\030\001 \003(\0132\023" +
+      ".kxm.v1.ContextItemR\016contradictions\0228\n\rc" +
+      "urrent_state\030\002 \003(\0132\023.kxm.v1.ContextItemR" +
+      "\014currentState\0221\n\tknowledge\030\003 \003(\0132\023.kxm.v" +
+      "1.ContextItemR\tknowledge\022/\n\010evidence\030\004 \003" +
+      "(\0132\023.kxm.v1.ContextItemR\010evidence\022/\n\010epi" +
+      "sodes\030\005 \003(\0132\023.kxm.v1.ContextItemR\010episod" +
+      "es\022+\n\006skills\030\006 \003(\0132\023.kxm.v1.ContextItemR" +
+      "\006skills\022\'\n\017unresolved_gaps\030\010 \003(\tR\016unreso" +
+      "lvedGaps\022F\n\022provenance_summary\030\t \003(\0132\027.k" +
+      "xm.v1.ProvenanceCountR\021provenanceSummary" +
+      "\022)\n\020estimated_tokens\030\n \001(\005R\017estimatedTok" +
+      "ens\022*\n\005audit\030\013 \001(\0132\024.kxm.v1.ContextAudit" +
+      "R\005audit\022<\n\rworking_state\030\014 \001(\0132\027.google." +
+      "protobuf.StructR\014workingStateJ\004\010\007\020\010R\022wor" +
+      "king_state_json*\335\001\n\025TerminalReceiptStatu" +
+      "s\022\'\n#TERMINAL_RECEIPT_STATUS_UNSPECIFIED" +
+      "\020\000\022$\n TERMINAL_RECEIPT_STATUS_ACCEPTED\020\001" +
+      "\022,\n(TERMINAL_RECEIPT_STATUS_AUDIT_ESCALA" +
+      "TION\020\002\022$\n TERMINAL_RECEIPT_STATUS_REJECT" +
+      "ED\020\003\022!\n\035TERMINAL_RECEIPT_STATUS_ERROR\020\004*" +
+      "\254\001\n\013ContextKind\022\034\n\030CONTEXT_KIND_UNSPECIF" +
+      "IED\020\000\022\031\n\025CONTEXT_KIND_EVIDENCE\020\001\022\026\n\022CONT" +
+      "EXT_KIND_STATE\020\002\022\030\n\024CONTEXT_KIND_EPISODE" +
+      "\020\003\022\032\n\026CONTEXT_KIND_KNOWLEDGE\020\004\022\026\n\022CONTEX" +
+      "T_KIND_SKILL\020\005*\225\002\n\021ContextSourceType\022#\n\037" +
+      "CONTEXT_SOURCE_TYPE_UNSPECIFIED\020\000\022\035\n\031CON" +
+      "TEXT_SOURCE_TYPE_HUMAN\020\001\022\033\n\027CONTEXT_SOUR" +
+      "CE_TYPE_GIT\020\002\022 \n\034CONTEXT_SOURCE_TYPE_WOR" +
+      "KFLOW\020\003\022\034\n\030CONTEXT_SOURCE_TYPE_TOOL\020\004\022\034\n" +
+      "\030CONTEXT_SOURCE_TYPE_PEER\020\005\022 \n\034CONTEXT_S" +
+      "OURCE_TYPE_EXTERNAL\020\006\022\037\n\033CONTEXT_SOURCE_" +
+      "TYPE_DERIVED\020\007*\270\001\n\020ContextAuthority\022!\n\035C" +
+      "ONTEXT_AUTHORITY_UNSPECIFIED\020\000\022 \n\034CONTEX" +
+      "T_AUTHORITY_HYPOTHESIS\020\001\022\036\n\032CONTEXT_AUTH" +
+      "ORITY_EVIDENCE\020\002\022!\n\035CONTEXT_AUTHORITY_IN" +
+      "STRUCTION\020\003\022\034\n\030CONTEXT_AUTHORITY_POLICY\020" +
+      "\004*\233\001\n\021ContextConfidence\022\"\n\036CONTEXT_CONFI" +
+      "DENCE_UNSPECIFIED\020\000\022 \n\034CONTEXT_CONFIDENC" +
+      "E_UNCERTAIN\020\001\022\037\n\033CONTEXT_CONFIDENCE_PROB" +
+      "ABLE\020\002\022\037\n\033CONTEXT_CONFIDENCE_VERIFIED\020\003*" +
+      "\224\001\n\014ContextScope\022\035\n\031CONTEXT_SCOPE_UNSPEC" +
+      "IFIED\020\000\022\027\n\023CONTEXT_SCOPE_AGENT\020\001\022\031\n\025CONT" +
+      "EXT_SCOPE_PROJECT\020\002\022\025\n\021CONTEXT_SCOPE_RUN" +
+      "\020\003\022\032\n\026CONTEXT_SCOPE_OPERATOR\020\004*\244\001\n\rConte" +
+      "xtStatus\022\036\n\032CONTEXT_STATUS_UNSPECIFIED\020\000" +
+      "\022\032\n\026CONTEXT_STATUS_CURRENT\020\001\022\035\n\031CONTEXT_" +
+      "STATUS_SUPERSEDED\020\002\022\033\n\027CONTEXT_STATUS_PR" +
+      "OPOSED\020\003\022\033\n\027CONTEXT_STATUS_REJECTED\020\004B~\n" +
+      "\ndev.kxm.v1B\016EnvelopesProtoP\001Z\'kxm.dev/h" +
+      "ub/clients/go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006K" +
+      "xm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kx" +
+      "m::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
         new com.google.protobuf.Descriptors.FileDescriptor[] {
           com.google.protobuf.StructProto.getDescriptor(),
           com.google.protobuf.TimestampProto.getDescriptor(),
+          dev.kxm.v1.OptionsProto.getDescriptor(),
         });
     internal_static_kxm_v1_TestSummary_descriptor =
       getDescriptor().getMessageType(0);
@@ -798,6 +803,12 @@ public final class EnvelopesProto extends com.google.protobuf.GeneratedFile {
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.StructProto.getDescriptor();
     com.google.protobuf.TimestampProto.getDescriptor();
+    dev.kxm.v1.OptionsProto.getDescriptor();
+    com.google.protobuf.ExtensionRegistry registry =
+        com.google.protobuf.ExtensionRegistry.newInstance();
+    registry.add(dev.kxm.v1.OptionsProto.limits);
+    com.google.protobuf.Descriptors.FileDescriptor
+        .internalUpdateFileDescriptor(descriptor, registry);
   }
 
   // @@protoc_insertion_point(outer_class_scope)

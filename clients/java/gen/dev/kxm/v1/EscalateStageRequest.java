@@ -157,7 +157,7 @@ private static final long serialVersionUID = 0L;
    * Required. Why (at most 4,000 characters).
    * </pre>
    *
-   * <code>string reason = 3 [json_name = "reason"];</code>
+   * <code>string reason = 3 [json_name = "reason", (.kxm.v1.limits) = { ... }</code>
    * @return The reason.
    */
   @java.lang.Override
@@ -178,7 +178,7 @@ private static final long serialVersionUID = 0L;
    * Required. Why (at most 4,000 characters).
    * </pre>
    *
-   * <code>string reason = 3 [json_name = "reason"];</code>
+   * <code>string reason = 3 [json_name = "reason", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for reason.
    */
   @java.lang.Override
@@ -734,7 +734,7 @@ private static final long serialVersionUID = 0L;
      * Required. Why (at most 4,000 characters).
      * </pre>
      *
-     * <code>string reason = 3 [json_name = "reason"];</code>
+     * <code>string reason = 3 [json_name = "reason", (.kxm.v1.limits) = { ... }</code>
      * @return The reason.
      */
     public java.lang.String getReason() {
@@ -754,7 +754,7 @@ private static final long serialVersionUID = 0L;
      * Required. Why (at most 4,000 characters).
      * </pre>
      *
-     * <code>string reason = 3 [json_name = "reason"];</code>
+     * <code>string reason = 3 [json_name = "reason", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for reason.
      */
     public com.google.protobuf.ByteString
@@ -775,7 +775,7 @@ private static final long serialVersionUID = 0L;
      * Required. Why (at most 4,000 characters).
      * </pre>
      *
-     * <code>string reason = 3 [json_name = "reason"];</code>
+     * <code>string reason = 3 [json_name = "reason", (.kxm.v1.limits) = { ... }</code>
      * @param value The reason to set.
      * @return This builder for chaining.
      */
@@ -792,7 +792,7 @@ private static final long serialVersionUID = 0L;
      * Required. Why (at most 4,000 characters).
      * </pre>
      *
-     * <code>string reason = 3 [json_name = "reason"];</code>
+     * <code>string reason = 3 [json_name = "reason", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearReason() {
@@ -806,7 +806,7 @@ private static final long serialVersionUID = 0L;
      * Required. Why (at most 4,000 characters).
      * </pre>
      *
-     * <code>string reason = 3 [json_name = "reason"];</code>
+     * <code>string reason = 3 [json_name = "reason", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for reason to set.
      * @return This builder for chaining.
      */

@@ -55,7 +55,7 @@ public interface EscalateStageRequestOrBuilder extends
    * Required. Why (at most 4,000 characters).
    * </pre>
    *
-   * <code>string reason = 3 [json_name = "reason"];</code>
+   * <code>string reason = 3 [json_name = "reason", (.kxm.v1.limits) = { ... }</code>
    * @return The reason.
    */
   java.lang.String getReason();
@@ -64,7 +64,7 @@ public interface EscalateStageRequestOrBuilder extends
    * Required. Why (at most 4,000 characters).
    * </pre>
    *
-   * <code>string reason = 3 [json_name = "reason"];</code>
+   * <code>string reason = 3 [json_name = "reason", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for reason.
    */
   com.google.protobuf.ByteString

@@ -67,7 +67,7 @@ private static final long serialVersionUID = 0L;
    * Required. One to three targets (agent ids or names); trimmed, lowercased and de-duplicated.
    * </pre>
    *
-   * <code>repeated string targets = 1 [json_name = "targets"];</code>
+   * <code>repeated string targets = 1 [json_name = "targets", (.kxm.v1.limits) = { ... }</code>
    * @return A list containing the targets.
    */
   public com.google.protobuf.ProtocolStringList
@@ -79,7 +79,7 @@ private static final long serialVersionUID = 0L;
    * Required. One to three targets (agent ids or names); trimmed, lowercased and de-duplicated.
    * </pre>
    *
-   * <code>repeated string targets = 1 [json_name = "targets"];</code>
+   * <code>repeated string targets = 1 [json_name = "targets", (.kxm.v1.limits) = { ... }</code>
    * @return The count of targets.
    */
   public int getTargetsCount() {
@@ -90,7 +90,7 @@ private static final long serialVersionUID = 0L;
    * Required. One to three targets (agent ids or names); trimmed, lowercased and de-duplicated.
    * </pre>
    *
-   * <code>repeated string targets = 1 [json_name = "targets"];</code>
+   * <code>repeated string targets = 1 [json_name = "targets", (.kxm.v1.limits) = { ... }</code>
    * @param index The index of the element to return.
    * @return The targets at the given index.
    */
@@ -102,7 +102,7 @@ private static final long serialVersionUID = 0L;
    * Required. One to three targets (agent ids or names); trimmed, lowercased and de-duplicated.
    * </pre>
    *
-   * <code>repeated string targets = 1 [json_name = "targets"];</code>
+   * <code>repeated string targets = 1 [json_name = "targets", (.kxm.v1.limits) = { ... }</code>
    * @param index The index of the value to return.
    * @return The bytes of the targets at the given index.
    */
@@ -119,7 +119,7 @@ private static final long serialVersionUID = 0L;
    * Required. The request text sent to each target (at most 32,000 characters).
    * </pre>
    *
-   * <code>string content = 2 [json_name = "content"];</code>
+   * <code>string content = 2 [json_name = "content", (.kxm.v1.limits) = { ... }</code>
    * @return The content.
    */
   @java.lang.Override
@@ -140,7 +140,7 @@ private static final long serialVersionUID = 0L;
    * Required. The request text sent to each target (at most 32,000 characters).
    * </pre>
    *
-   * <code>string content = 2 [json_name = "content"];</code>
+   * <code>string content = 2 [json_name = "content", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for content.
    */
   @java.lang.Override
@@ -166,7 +166,7 @@ private static final long serialVersionUID = 0L;
    * A free grouping label (at most 128 characters).
    * </pre>
    *
-   * <code>string correlation_id = 3 [json_name = "correlationId"];</code>
+   * <code>string correlation_id = 3 [json_name = "correlationId", (.kxm.v1.limits) = { ... }</code>
    * @return The correlationId.
    */
   @java.lang.Override
@@ -187,7 +187,7 @@ private static final long serialVersionUID = 0L;
    * A free grouping label (at most 128 characters).
    * </pre>
    *
-   * <code>string correlation_id = 3 [json_name = "correlationId"];</code>
+   * <code>string correlation_id = 3 [json_name = "correlationId", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for correlationId.
    */
   @java.lang.Override
@@ -213,7 +213,7 @@ private static final long serialVersionUID = 0L;
    * Makes the fanout safe to retry: each target's key is derived from it (at most 100 characters).
    * </pre>
    *
-   * <code>string idempotency_key_prefix = 4 [json_name = "idempotencyKeyPrefix"];</code>
+   * <code>string idempotency_key_prefix = 4 [json_name = "idempotencyKeyPrefix", (.kxm.v1.limits) = { ... }</code>
    * @return The idempotencyKeyPrefix.
    */
   @java.lang.Override
@@ -234,7 +234,7 @@ private static final long serialVersionUID = 0L;
    * Makes the fanout safe to retry: each target's key is derived from it (at most 100 characters).
    * </pre>
    *
-   * <code>string idempotency_key_prefix = 4 [json_name = "idempotencyKeyPrefix"];</code>
+   * <code>string idempotency_key_prefix = 4 [json_name = "idempotencyKeyPrefix", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for idempotencyKeyPrefix.
    */
   @java.lang.Override
@@ -297,7 +297,7 @@ private static final long serialVersionUID = 0L;
    * How long each message lives (1 s to 7 d); the hub default when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl"];</code>
+   * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
    * @return Whether the ttl field is set.
    */
   @java.lang.Override
@@ -309,7 +309,7 @@ private static final long serialVersionUID = 0L;
    * How long each message lives (1 s to 7 d); the hub default when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl"];</code>
+   * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
    * @return The ttl.
    */
   @java.lang.Override
@@ -321,7 +321,7 @@ private static final long serialVersionUID = 0L;
    * How long each message lives (1 s to 7 d); the hub default when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl"];</code>
+   * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
    */
   @java.lang.Override
   public com.google.protobuf.DurationOrBuilder getTtlOrBuilder() {
@@ -338,7 +338,7 @@ private static final long serialVersionUID = 0L;
    *
    * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout", deprecated = true];</code>
    * @deprecated kxm.v1.FanoutMessagesRequest.timeout is deprecated.
-   *     See kxm/v1/message_service.proto;l=388
+   *     See kxm/v1/message_service.proto;l=410
    * @return Whether the timeout field is set.
    */
   @java.lang.Override
@@ -353,7 +353,7 @@ private static final long serialVersionUID = 0L;
    *
    * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout", deprecated = true];</code>
    * @deprecated kxm.v1.FanoutMessagesRequest.timeout is deprecated.
-   *     See kxm/v1/message_service.proto;l=388
+   *     See kxm/v1/message_service.proto;l=410
    * @return The timeout.
    */
   @java.lang.Override
@@ -396,7 +396,7 @@ private static final long serialVersionUID = 0L;
    * the call's deadline.
    * </pre>
    *
-   * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+   * <code>.google.protobuf.Duration wait = 9 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
    * @return Whether the wait field is set.
    */
   @java.lang.Override
@@ -409,7 +409,7 @@ private static final long serialVersionUID = 0L;
    * the call's deadline.
    * </pre>
    *
-   * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+   * <code>.google.protobuf.Duration wait = 9 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
    * @return The wait.
    */
   @java.lang.Override
@@ -422,7 +422,7 @@ private static final long serialVersionUID = 0L;
    * the call's deadline.
    * </pre>
    *
-   * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+   * <code>.google.protobuf.Duration wait = 9 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
    */
   @java.lang.Override
   public com.google.protobuf.DurationOrBuilder getWaitOrBuilder() {
@@ -1011,7 +1011,7 @@ private static final long serialVersionUID = 0L;
      * Required. One to three targets (agent ids or names); trimmed, lowercased and de-duplicated.
      * </pre>
      *
-     * <code>repeated string targets = 1 [json_name = "targets"];</code>
+     * <code>repeated string targets = 1 [json_name = "targets", (.kxm.v1.limits) = { ... }</code>
      * @return A list containing the targets.
      */
     public com.google.protobuf.ProtocolStringList
@@ -1024,7 +1024,7 @@ private static final long serialVersionUID = 0L;
      * Required. One to three targets (agent ids or names); trimmed, lowercased and de-duplicated.
      * </pre>
      *
-     * <code>repeated string targets = 1 [json_name = "targets"];</code>
+     * <code>repeated string targets = 1 [json_name = "targets", (.kxm.v1.limits) = { ... }</code>
      * @return The count of targets.
      */
     public int getTargetsCount() {
@@ -1035,7 +1035,7 @@ private static final long serialVersionUID = 0L;
      * Required. One to three targets (agent ids or names); trimmed, lowercased and de-duplicated.
      * </pre>
      *
-     * <code>repeated string targets = 1 [json_name = "targets"];</code>
+     * <code>repeated string targets = 1 [json_name = "targets", (.kxm.v1.limits) = { ... }</code>
      * @param index The index of the element to return.
      * @return The targets at the given index.
      */
@@ -1047,7 +1047,7 @@ private static final long serialVersionUID = 0L;
      * Required. One to three targets (agent ids or names); trimmed, lowercased and de-duplicated.
      * </pre>
      *
-     * <code>repeated string targets = 1 [json_name = "targets"];</code>
+     * <code>repeated string targets = 1 [json_name = "targets", (.kxm.v1.limits) = { ... }</code>
      * @param index The index of the value to return.
      * @return The bytes of the targets at the given index.
      */
@@ -1060,7 +1060,7 @@ private static final long serialVersionUID = 0L;
      * Required. One to three targets (agent ids or names); trimmed, lowercased and de-duplicated.
      * </pre>
      *
-     * <code>repeated string targets = 1 [json_name = "targets"];</code>
+     * <code>repeated string targets = 1 [json_name = "targets", (.kxm.v1.limits) = { ... }</code>
      * @param index The index to set the value at.
      * @param value The targets to set.
      * @return This builder for chaining.
@@ -1079,7 +1079,7 @@ private static final long serialVersionUID = 0L;
      * Required. One to three targets (agent ids or names); trimmed, lowercased and de-duplicated.
      * </pre>
      *
-     * <code>repeated string targets = 1 [json_name = "targets"];</code>
+     * <code>repeated string targets = 1 [json_name = "targets", (.kxm.v1.limits) = { ... }</code>
      * @param value The targets to add.
      * @return This builder for chaining.
      */
@@ -1097,7 +1097,7 @@ private static final long serialVersionUID = 0L;
      * Required. One to three targets (agent ids or names); trimmed, lowercased and de-duplicated.
      * </pre>
      *
-     * <code>repeated string targets = 1 [json_name = "targets"];</code>
+     * <code>repeated string targets = 1 [json_name = "targets", (.kxm.v1.limits) = { ... }</code>
      * @param values The targets to add.
      * @return This builder for chaining.
      */
@@ -1115,7 +1115,7 @@ private static final long serialVersionUID = 0L;
      * Required. One to three targets (agent ids or names); trimmed, lowercased and de-duplicated.
      * </pre>
      *
-     * <code>repeated string targets = 1 [json_name = "targets"];</code>
+     * <code>repeated string targets = 1 [json_name = "targets", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearTargets() {
@@ -1130,7 +1130,7 @@ private static final long serialVersionUID = 0L;
      * Required. One to three targets (agent ids or names); trimmed, lowercased and de-duplicated.
      * </pre>
      *
-     * <code>repeated string targets = 1 [json_name = "targets"];</code>
+     * <code>repeated string targets = 1 [json_name = "targets", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes of the targets to add.
      * @return This builder for chaining.
      */
@@ -1151,7 +1151,7 @@ private static final long serialVersionUID = 0L;
      * Required. The request text sent to each target (at most 32,000 characters).
      * </pre>
      *
-     * <code>string content = 2 [json_name = "content"];</code>
+     * <code>string content = 2 [json_name = "content", (.kxm.v1.limits) = { ... }</code>
      * @return The content.
      */
     public java.lang.String getContent() {
@@ -1171,7 +1171,7 @@ private static final long serialVersionUID = 0L;
      * Required. The request text sent to each target (at most 32,000 characters).
      * </pre>
      *
-     * <code>string content = 2 [json_name = "content"];</code>
+     * <code>string content = 2 [json_name = "content", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for content.
      */
     public com.google.protobuf.ByteString
@@ -1192,7 +1192,7 @@ private static final long serialVersionUID = 0L;
      * Required. The request text sent to each target (at most 32,000 characters).
      * </pre>
      *
-     * <code>string content = 2 [json_name = "content"];</code>
+     * <code>string content = 2 [json_name = "content", (.kxm.v1.limits) = { ... }</code>
      * @param value The content to set.
      * @return This builder for chaining.
      */
@@ -1209,7 +1209,7 @@ private static final long serialVersionUID = 0L;
      * Required. The request text sent to each target (at most 32,000 characters).
      * </pre>
      *
-     * <code>string content = 2 [json_name = "content"];</code>
+     * <code>string content = 2 [json_name = "content", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearContent() {
@@ -1223,7 +1223,7 @@ private static final long serialVersionUID = 0L;
      * Required. The request text sent to each target (at most 32,000 characters).
      * </pre>
      *
-     * <code>string content = 2 [json_name = "content"];</code>
+     * <code>string content = 2 [json_name = "content", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for content to set.
      * @return This builder for chaining.
      */
@@ -1243,7 +1243,7 @@ private static final long serialVersionUID = 0L;
      * A free grouping label (at most 128 characters).
      * </pre>
      *
-     * <code>string correlation_id = 3 [json_name = "correlationId"];</code>
+     * <code>string correlation_id = 3 [json_name = "correlationId", (.kxm.v1.limits) = { ... }</code>
      * @return The correlationId.
      */
     public java.lang.String getCorrelationId() {
@@ -1263,7 +1263,7 @@ private static final long serialVersionUID = 0L;
      * A free grouping label (at most 128 characters).
      * </pre>
      *
-     * <code>string correlation_id = 3 [json_name = "correlationId"];</code>
+     * <code>string correlation_id = 3 [json_name = "correlationId", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for correlationId.
      */
     public com.google.protobuf.ByteString
@@ -1284,7 +1284,7 @@ private static final long serialVersionUID = 0L;
      * A free grouping label (at most 128 characters).
      * </pre>
      *
-     * <code>string correlation_id = 3 [json_name = "correlationId"];</code>
+     * <code>string correlation_id = 3 [json_name = "correlationId", (.kxm.v1.limits) = { ... }</code>
      * @param value The correlationId to set.
      * @return This builder for chaining.
      */
@@ -1301,7 +1301,7 @@ private static final long serialVersionUID = 0L;
      * A free grouping label (at most 128 characters).
      * </pre>
      *
-     * <code>string correlation_id = 3 [json_name = "correlationId"];</code>
+     * <code>string correlation_id = 3 [json_name = "correlationId", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearCorrelationId() {
@@ -1315,7 +1315,7 @@ private static final long serialVersionUID = 0L;
      * A free grouping label (at most 128 characters).
      * </pre>
      *
-     * <code>string correlation_id = 3 [json_name = "correlationId"];</code>
+     * <code>string correlation_id = 3 [json_name = "correlationId", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for correlationId to set.
      * @return This builder for chaining.
      */
@@ -1335,7 +1335,7 @@ private static final long serialVersionUID = 0L;
      * Makes the fanout safe to retry: each target's key is derived from it (at most 100 characters).
      * </pre>
      *
-     * <code>string idempotency_key_prefix = 4 [json_name = "idempotencyKeyPrefix"];</code>
+     * <code>string idempotency_key_prefix = 4 [json_name = "idempotencyKeyPrefix", (.kxm.v1.limits) = { ... }</code>
      * @return The idempotencyKeyPrefix.
      */
     public java.lang.String getIdempotencyKeyPrefix() {
@@ -1355,7 +1355,7 @@ private static final long serialVersionUID = 0L;
      * Makes the fanout safe to retry: each target's key is derived from it (at most 100 characters).
      * </pre>
      *
-     * <code>string idempotency_key_prefix = 4 [json_name = "idempotencyKeyPrefix"];</code>
+     * <code>string idempotency_key_prefix = 4 [json_name = "idempotencyKeyPrefix", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for idempotencyKeyPrefix.
      */
     public com.google.protobuf.ByteString
@@ -1376,7 +1376,7 @@ private static final long serialVersionUID = 0L;
      * Makes the fanout safe to retry: each target's key is derived from it (at most 100 characters).
      * </pre>
      *
-     * <code>string idempotency_key_prefix = 4 [json_name = "idempotencyKeyPrefix"];</code>
+     * <code>string idempotency_key_prefix = 4 [json_name = "idempotencyKeyPrefix", (.kxm.v1.limits) = { ... }</code>
      * @param value The idempotencyKeyPrefix to set.
      * @return This builder for chaining.
      */
@@ -1393,7 +1393,7 @@ private static final long serialVersionUID = 0L;
      * Makes the fanout safe to retry: each target's key is derived from it (at most 100 characters).
      * </pre>
      *
-     * <code>string idempotency_key_prefix = 4 [json_name = "idempotencyKeyPrefix"];</code>
+     * <code>string idempotency_key_prefix = 4 [json_name = "idempotencyKeyPrefix", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearIdempotencyKeyPrefix() {
@@ -1407,7 +1407,7 @@ private static final long serialVersionUID = 0L;
      * Makes the fanout safe to retry: each target's key is derived from it (at most 100 characters).
      * </pre>
      *
-     * <code>string idempotency_key_prefix = 4 [json_name = "idempotencyKeyPrefix"];</code>
+     * <code>string idempotency_key_prefix = 4 [json_name = "idempotencyKeyPrefix", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for idempotencyKeyPrefix to set.
      * @return This builder for chaining.
      */
@@ -1584,7 +1584,7 @@ private static final long serialVersionUID = 0L;
      * How long each message lives (1 s to 7 d); the hub default when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      * @return Whether the ttl field is set.
      */
     public boolean hasTtl() {
@@ -1595,7 +1595,7 @@ private static final long serialVersionUID = 0L;
      * How long each message lives (1 s to 7 d); the hub default when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      * @return The ttl.
      */
     public com.google.protobuf.Duration getTtl() {
@@ -1610,7 +1610,7 @@ private static final long serialVersionUID = 0L;
      * How long each message lives (1 s to 7 d); the hub default when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder setTtl(com.google.protobuf.Duration value) {
       if (ttlBuilder_ == null) {
@@ -1628,7 +1628,7 @@ private static final long serialVersionUID = 0L;
      * How long each message lives (1 s to 7 d); the hub default when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder setTtl(
         com.google.protobuf.Duration.Builder builderForValue) {
@@ -1646,7 +1646,7 @@ private static final long serialVersionUID = 0L;
      * How long each message lives (1 s to 7 d); the hub default when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder mergeTtl(com.google.protobuf.Duration value) {
       if (ttlBuilder_ == null) {
@@ -1671,7 +1671,7 @@ private static final long serialVersionUID = 0L;
      * How long each message lives (1 s to 7 d); the hub default when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder clearTtl() {
       bitField0_ = (bitField0_ & ~0x00000020);
@@ -1688,7 +1688,7 @@ private static final long serialVersionUID = 0L;
      * How long each message lives (1 s to 7 d); the hub default when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     public com.google.protobuf.Duration.Builder getTtlBuilder() {
       bitField0_ |= 0x00000020;
@@ -1700,7 +1700,7 @@ private static final long serialVersionUID = 0L;
      * How long each message lives (1 s to 7 d); the hub default when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     public com.google.protobuf.DurationOrBuilder getTtlOrBuilder() {
       if (ttlBuilder_ != null) {
@@ -1715,7 +1715,7 @@ private static final long serialVersionUID = 0L;
      * How long each message lives (1 s to 7 d); the hub default when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     private com.google.protobuf.SingleFieldBuilder<
         com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> 
@@ -1742,7 +1742,7 @@ private static final long serialVersionUID = 0L;
      *
      * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout", deprecated = true];</code>
      * @deprecated kxm.v1.FanoutMessagesRequest.timeout is deprecated.
-     *     See kxm/v1/message_service.proto;l=388
+     *     See kxm/v1/message_service.proto;l=410
      * @return Whether the timeout field is set.
      */
     @java.lang.Deprecated public boolean hasTimeout() {
@@ -1756,7 +1756,7 @@ private static final long serialVersionUID = 0L;
      *
      * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout", deprecated = true];</code>
      * @deprecated kxm.v1.FanoutMessagesRequest.timeout is deprecated.
-     *     See kxm/v1/message_service.proto;l=388
+     *     See kxm/v1/message_service.proto;l=410
      * @return The timeout.
      */
     @java.lang.Deprecated public com.google.protobuf.Duration getTimeout() {
@@ -1952,7 +1952,7 @@ private static final long serialVersionUID = 0L;
      * the call's deadline.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 9 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      * @return Whether the wait field is set.
      */
     public boolean hasWait() {
@@ -1964,7 +1964,7 @@ private static final long serialVersionUID = 0L;
      * the call's deadline.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 9 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      * @return The wait.
      */
     public com.google.protobuf.Duration getWait() {
@@ -1980,7 +1980,7 @@ private static final long serialVersionUID = 0L;
      * the call's deadline.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 9 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder setWait(com.google.protobuf.Duration value) {
       if (waitBuilder_ == null) {
@@ -1999,7 +1999,7 @@ private static final long serialVersionUID = 0L;
      * the call's deadline.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 9 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder setWait(
         com.google.protobuf.Duration.Builder builderForValue) {
@@ -2018,7 +2018,7 @@ private static final long serialVersionUID = 0L;
      * the call's deadline.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 9 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder mergeWait(com.google.protobuf.Duration value) {
       if (waitBuilder_ == null) {
@@ -2044,7 +2044,7 @@ private static final long serialVersionUID = 0L;
      * the call's deadline.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 9 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder clearWait() {
       bitField0_ = (bitField0_ & ~0x00000100);
@@ -2062,7 +2062,7 @@ private static final long serialVersionUID = 0L;
      * the call's deadline.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 9 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     public com.google.protobuf.Duration.Builder getWaitBuilder() {
       bitField0_ |= 0x00000100;
@@ -2075,7 +2075,7 @@ private static final long serialVersionUID = 0L;
      * the call's deadline.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 9 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     public com.google.protobuf.DurationOrBuilder getWaitOrBuilder() {
       if (waitBuilder_ != null) {
@@ -2091,7 +2091,7 @@ private static final long serialVersionUID = 0L;
      * the call's deadline.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 9 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     private com.google.protobuf.SingleFieldBuilder<
         com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> 

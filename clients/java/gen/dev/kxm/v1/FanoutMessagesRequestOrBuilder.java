@@ -15,7 +15,7 @@ public interface FanoutMessagesRequestOrBuilder extends
    * Required. One to three targets (agent ids or names); trimmed, lowercased and de-duplicated.
    * </pre>
    *
-   * <code>repeated string targets = 1 [json_name = "targets"];</code>
+   * <code>repeated string targets = 1 [json_name = "targets", (.kxm.v1.limits) = { ... }</code>
    * @return A list containing the targets.
    */
   java.util.List<java.lang.String>
@@ -25,7 +25,7 @@ public interface FanoutMessagesRequestOrBuilder extends
    * Required. One to three targets (agent ids or names); trimmed, lowercased and de-duplicated.
    * </pre>
    *
-   * <code>repeated string targets = 1 [json_name = "targets"];</code>
+   * <code>repeated string targets = 1 [json_name = "targets", (.kxm.v1.limits) = { ... }</code>
    * @return The count of targets.
    */
   int getTargetsCount();
@@ -34,7 +34,7 @@ public interface FanoutMessagesRequestOrBuilder extends
    * Required. One to three targets (agent ids or names); trimmed, lowercased and de-duplicated.
    * </pre>
    *
-   * <code>repeated string targets = 1 [json_name = "targets"];</code>
+   * <code>repeated string targets = 1 [json_name = "targets", (.kxm.v1.limits) = { ... }</code>
    * @param index The index of the element to return.
    * @return The targets at the given index.
    */
@@ -44,7 +44,7 @@ public interface FanoutMessagesRequestOrBuilder extends
    * Required. One to three targets (agent ids or names); trimmed, lowercased and de-duplicated.
    * </pre>
    *
-   * <code>repeated string targets = 1 [json_name = "targets"];</code>
+   * <code>repeated string targets = 1 [json_name = "targets", (.kxm.v1.limits) = { ... }</code>
    * @param index The index of the value to return.
    * @return The bytes of the targets at the given index.
    */
@@ -56,7 +56,7 @@ public interface FanoutMessagesRequestOrBuilder extends
    * Required. The request text sent to each target (at most 32,000 characters).
    * </pre>
    *
-   * <code>string content = 2 [json_name = "content"];</code>
+   * <code>string content = 2 [json_name = "content", (.kxm.v1.limits) = { ... }</code>
    * @return The content.
    */
   java.lang.String getContent();
@@ -65,7 +65,7 @@ public interface FanoutMessagesRequestOrBuilder extends
    * Required. The request text sent to each target (at most 32,000 characters).
    * </pre>
    *
-   * <code>string content = 2 [json_name = "content"];</code>
+   * <code>string content = 2 [json_name = "content", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for content.
    */
   com.google.protobuf.ByteString
@@ -76,7 +76,7 @@ public interface FanoutMessagesRequestOrBuilder extends
    * A free grouping label (at most 128 characters).
    * </pre>
    *
-   * <code>string correlation_id = 3 [json_name = "correlationId"];</code>
+   * <code>string correlation_id = 3 [json_name = "correlationId", (.kxm.v1.limits) = { ... }</code>
    * @return The correlationId.
    */
   java.lang.String getCorrelationId();
@@ -85,7 +85,7 @@ public interface FanoutMessagesRequestOrBuilder extends
    * A free grouping label (at most 128 characters).
    * </pre>
    *
-   * <code>string correlation_id = 3 [json_name = "correlationId"];</code>
+   * <code>string correlation_id = 3 [json_name = "correlationId", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for correlationId.
    */
   com.google.protobuf.ByteString
@@ -96,7 +96,7 @@ public interface FanoutMessagesRequestOrBuilder extends
    * Makes the fanout safe to retry: each target's key is derived from it (at most 100 characters).
    * </pre>
    *
-   * <code>string idempotency_key_prefix = 4 [json_name = "idempotencyKeyPrefix"];</code>
+   * <code>string idempotency_key_prefix = 4 [json_name = "idempotencyKeyPrefix", (.kxm.v1.limits) = { ... }</code>
    * @return The idempotencyKeyPrefix.
    */
   java.lang.String getIdempotencyKeyPrefix();
@@ -105,7 +105,7 @@ public interface FanoutMessagesRequestOrBuilder extends
    * Makes the fanout safe to retry: each target's key is derived from it (at most 100 characters).
    * </pre>
    *
-   * <code>string idempotency_key_prefix = 4 [json_name = "idempotencyKeyPrefix"];</code>
+   * <code>string idempotency_key_prefix = 4 [json_name = "idempotencyKeyPrefix", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for idempotencyKeyPrefix.
    */
   com.google.protobuf.ByteString
@@ -143,7 +143,7 @@ public interface FanoutMessagesRequestOrBuilder extends
    * How long each message lives (1 s to 7 d); the hub default when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl"];</code>
+   * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
    * @return Whether the ttl field is set.
    */
   boolean hasTtl();
@@ -152,7 +152,7 @@ public interface FanoutMessagesRequestOrBuilder extends
    * How long each message lives (1 s to 7 d); the hub default when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl"];</code>
+   * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
    * @return The ttl.
    */
   com.google.protobuf.Duration getTtl();
@@ -161,7 +161,7 @@ public interface FanoutMessagesRequestOrBuilder extends
    * How long each message lives (1 s to 7 d); the hub default when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl"];</code>
+   * <code>.google.protobuf.Duration ttl = 6 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
    */
   com.google.protobuf.DurationOrBuilder getTtlOrBuilder();
 
@@ -173,7 +173,7 @@ public interface FanoutMessagesRequestOrBuilder extends
    *
    * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout", deprecated = true];</code>
    * @deprecated kxm.v1.FanoutMessagesRequest.timeout is deprecated.
-   *     See kxm/v1/message_service.proto;l=388
+   *     See kxm/v1/message_service.proto;l=410
    * @return Whether the timeout field is set.
    */
   @java.lang.Deprecated boolean hasTimeout();
@@ -185,7 +185,7 @@ public interface FanoutMessagesRequestOrBuilder extends
    *
    * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout", deprecated = true];</code>
    * @deprecated kxm.v1.FanoutMessagesRequest.timeout is deprecated.
-   *     See kxm/v1/message_service.proto;l=388
+   *     See kxm/v1/message_service.proto;l=410
    * @return The timeout.
    */
   @java.lang.Deprecated com.google.protobuf.Duration getTimeout();
@@ -215,7 +215,7 @@ public interface FanoutMessagesRequestOrBuilder extends
    * the call's deadline.
    * </pre>
    *
-   * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+   * <code>.google.protobuf.Duration wait = 9 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
    * @return Whether the wait field is set.
    */
   boolean hasWait();
@@ -225,7 +225,7 @@ public interface FanoutMessagesRequestOrBuilder extends
    * the call's deadline.
    * </pre>
    *
-   * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+   * <code>.google.protobuf.Duration wait = 9 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
    * @return The wait.
    */
   com.google.protobuf.Duration getWait();
@@ -235,7 +235,7 @@ public interface FanoutMessagesRequestOrBuilder extends
    * the call's deadline.
    * </pre>
    *
-   * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+   * <code>.google.protobuf.Duration wait = 9 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
    */
   com.google.protobuf.DurationOrBuilder getWaitOrBuilder();
 }

@@ -35,7 +35,7 @@ public interface GetStateRequestOrBuilder extends
    * The state key (at most 200 characters; single-valued: not ending with `[]`).
    * </pre>
    *
-   * <code>string state_key = 2 [json_name = "stateKey"];</code>
+   * <code>string state_key = 2 [json_name = "stateKey", (.kxm.v1.limits) = { ... }</code>
    * @return The stateKey.
    */
   java.lang.String getStateKey();
@@ -44,7 +44,7 @@ public interface GetStateRequestOrBuilder extends
    * The state key (at most 200 characters; single-valued: not ending with `[]`).
    * </pre>
    *
-   * <code>string state_key = 2 [json_name = "stateKey"];</code>
+   * <code>string state_key = 2 [json_name = "stateKey", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for stateKey.
    */
   com.google.protobuf.ByteString

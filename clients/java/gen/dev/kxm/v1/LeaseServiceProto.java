@@ -97,51 +97,53 @@ public final class LeaseServiceProto extends com.google.protobuf.GeneratedFile {
     java.lang.String[] descriptorData = {
       "\n\032kxm/v1/lease_service.proto\022\006kxm.v1\032\036go" +
       "ogle/protobuf/duration.proto\032\024kxm/v1/opt" +
-      "ions.proto\032\022kxm/v1/types.proto\"\205\001\n\023Acqui" +
-      "reLeaseRequest\022\022\n\004name\030\001 \001(\tR\004name\022+\n\003tt" +
-      "l\030\002 \001(\0132\031.google.protobuf.DurationR\003ttl\022" +
-      "-\n\004wait\030\003 \001(\0132\031.google.protobuf.Duration" +
-      "R\004wait\"U\n\024AcquireLeaseResponse\022#\n\005lease\030" +
-      "\001 \001(\0132\r.kxm.v1.LeaseR\005lease\022\030\n\007renewed\030\002" +
-      " \001(\010R\007renewed\"y\n\021RenewLeaseRequest\022\022\n\004na" +
-      "me\030\001 \001(\tR\004name\022#\n\rfencing_token\030\002 \001(\004R\014f" +
-      "encingToken\022+\n\003ttl\030\003 \001(\0132\031.google.protob" +
-      "uf.DurationR\003ttl\"9\n\022RenewLeaseResponse\022#" +
-      "\n\005lease\030\001 \001(\0132\r.kxm.v1.LeaseR\005lease\"N\n\023R" +
-      "eleaseLeaseRequest\022\022\n\004name\030\001 \001(\tR\004name\022#" +
-      "\n\rfencing_token\030\002 \001(\004R\014fencingToken\";\n\024R" +
-      "eleaseLeaseResponse\022#\n\005lease\030\001 \001(\0132\r.kxm" +
-      ".v1.LeaseR\005lease\"%\n\017GetLeaseRequest\022\022\n\004n" +
-      "ame\030\001 \001(\tR\004name\"7\n\020GetLeaseResponse\022#\n\005l" +
-      "ease\030\001 \001(\0132\r.kxm.v1.LeaseR\005lease\"v\n\021List" +
-      "LeasesRequest\022\033\n\tpage_size\030\001 \001(\005R\010pageSi" +
-      "ze\022\035\n\npage_token\030\002 \001(\tR\tpageToken\022%\n\016inc" +
-      "lude_lapsed\030\003 \001(\010R\rincludeLapsed\"c\n\022List" +
-      "LeasesResponse\022%\n\006leases\030\001 \003(\0132\r.kxm.v1." +
-      "LeaseR\006leases\022&\n\017next_page_token\030\002 \001(\tR\r" +
-      "nextPageToken\"L\n\021CheckFenceRequest\022\022\n\004na" +
-      "me\030\001 \001(\tR\004name\022#\n\rfencing_token\030\002 \001(\004R\014f" +
-      "encingToken\"9\n\022CheckFenceResponse\022#\n\005lea" +
-      "se\030\001 \001(\0132\r.kxm.v1.LeaseR\005lease2\356\004\n\014Lease" +
-      "Service\022j\n\014AcquireLease\022\033.kxm.v1.Acquire" +
-      "LeaseRequest\032\034.kxm.v1.AcquireLeaseRespon" +
-      "se\"\037\352\340\030\033\010\005\020\000\030\002\"\021kxm_acquire_lease(\001\022b\n\nR" +
-      "enewLease\022\031.kxm.v1.RenewLeaseRequest\032\032.k" +
-      "xm.v1.RenewLeaseResponse\"\035\352\340\030\031\010\005\020\000\030\002\"\017kx" +
-      "m_renew_lease(\001\022j\n\014ReleaseLease\022\033.kxm.v1" +
-      ".ReleaseLeaseRequest\032\034.kxm.v1.ReleaseLea" +
-      "seResponse\"\037\352\340\030\033\010\005\020\000\030\002\"\021kxm_release_leas" +
-      "e(\001\022Z\n\010GetLease\022\027.kxm.v1.GetLeaseRequest" +
-      "\032\030.kxm.v1.GetLeaseResponse\"\033\352\340\030\027\010\004\020\001\030\002\"\r" +
-      "kxm_get_lease(\001\022b\n\nListLeases\022\031.kxm.v1.L" +
-      "istLeasesRequest\032\032.kxm.v1.ListLeasesResp" +
-      "onse\"\035\352\340\030\031\010\004\020\001\030\002\"\017kxm_list_leases(\001\022b\n\nC" +
-      "heckFence\022\031.kxm.v1.CheckFenceRequest\032\032.k" +
-      "xm.v1.CheckFenceResponse\"\035\352\340\030\031\010\004\020\001\030\002\"\017kx" +
-      "m_check_fence(\001B\201\001\n\ndev.kxm.v1B\021LeaseSer" +
-      "viceProtoP\001Z\'kxm.dev/hub/clients/go/gen/" +
-      "kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022K" +
-      "xm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
+      "ions.proto\032\022kxm/v1/types.proto\"\247\001\n\023Acqui" +
+      "reLeaseRequest\022\033\n\004name\030\001 \001(\tB\007\362\340\030\003\010\310\001R\004n" +
+      "ame\0228\n\003ttl\030\002 \001(\0132\031.google.protobuf.Durat" +
+      "ionB\013\362\340\030\007\030\210\' \300\317$R\003ttl\0229\n\004wait\030\003 \001(\0132\031.go" +
+      "ogle.protobuf.DurationB\n\362\340\030\006\030\000 \300\317$R\004wait" +
+      "\"U\n\024AcquireLeaseResponse\022#\n\005lease\030\001 \001(\0132" +
+      "\r.kxm.v1.LeaseR\005lease\022\030\n\007renewed\030\002 \001(\010R\007" +
+      "renewed\"\206\001\n\021RenewLeaseRequest\022\022\n\004name\030\001 " +
+      "\001(\tR\004name\022#\n\rfencing_token\030\002 \001(\004R\014fencin" +
+      "gToken\0228\n\003ttl\030\003 \001(\0132\031.google.protobuf.Du" +
+      "rationB\013\362\340\030\007\030\210\' \300\317$R\003ttl\"9\n\022RenewLeaseRe" +
+      "sponse\022#\n\005lease\030\001 \001(\0132\r.kxm.v1.LeaseR\005le" +
+      "ase\"N\n\023ReleaseLeaseRequest\022\022\n\004name\030\001 \001(\t" +
+      "R\004name\022#\n\rfencing_token\030\002 \001(\004R\014fencingTo" +
+      "ken\";\n\024ReleaseLeaseResponse\022#\n\005lease\030\001 \001" +
+      "(\0132\r.kxm.v1.LeaseR\005lease\"%\n\017GetLeaseRequ" +
+      "est\022\022\n\004name\030\001 \001(\tR\004name\"7\n\020GetLeaseRespo" +
+      "nse\022#\n\005lease\030\001 \001(\0132\r.kxm.v1.LeaseR\005lease" +
+      "\"v\n\021ListLeasesRequest\022\033\n\tpage_size\030\001 \001(\005" +
+      "R\010pageSize\022\035\n\npage_token\030\002 \001(\tR\tpageToke" +
+      "n\022%\n\016include_lapsed\030\003 \001(\010R\rincludeLapsed" +
+      "\"c\n\022ListLeasesResponse\022%\n\006leases\030\001 \003(\0132\r" +
+      ".kxm.v1.LeaseR\006leases\022&\n\017next_page_token" +
+      "\030\002 \001(\tR\rnextPageToken\"L\n\021CheckFenceReque" +
+      "st\022\022\n\004name\030\001 \001(\tR\004name\022#\n\rfencing_token\030" +
+      "\002 \001(\004R\014fencingToken\"9\n\022CheckFenceRespons" +
+      "e\022#\n\005lease\030\001 \001(\0132\r.kxm.v1.LeaseR\005lease2\356" +
+      "\004\n\014LeaseService\022j\n\014AcquireLease\022\033.kxm.v1" +
+      ".AcquireLeaseRequest\032\034.kxm.v1.AcquireLea" +
+      "seResponse\"\037\352\340\030\033\010\005\020\000\030\002\"\021kxm_acquire_leas" +
+      "e(\001\022b\n\nRenewLease\022\031.kxm.v1.RenewLeaseReq" +
+      "uest\032\032.kxm.v1.RenewLeaseResponse\"\035\352\340\030\031\010\005" +
+      "\020\000\030\002\"\017kxm_renew_lease(\001\022j\n\014ReleaseLease\022" +
+      "\033.kxm.v1.ReleaseLeaseRequest\032\034.kxm.v1.Re" +
+      "leaseLeaseResponse\"\037\352\340\030\033\010\005\020\000\030\002\"\021kxm_rele" +
+      "ase_lease(\001\022Z\n\010GetLease\022\027.kxm.v1.GetLeas" +
+      "eRequest\032\030.kxm.v1.GetLeaseResponse\"\033\352\340\030\027" +
+      "\010\004\020\001\030\002\"\rkxm_get_lease(\001\022b\n\nListLeases\022\031." +
+      "kxm.v1.ListLeasesRequest\032\032.kxm.v1.ListLe" +
+      "asesResponse\"\035\352\340\030\031\010\004\020\001\030\002\"\017kxm_list_lease" +
+      "s(\001\022b\n\nCheckFence\022\031.kxm.v1.CheckFenceReq" +
+      "uest\032\032.kxm.v1.CheckFenceResponse\"\035\352\340\030\031\010\004" +
+      "\020\001\030\002\"\017kxm_check_fence(\001B\201\001\n\ndev.kxm.v1B\021" +
+      "LeaseServiceProtoP\001Z\'kxm.dev/hub/clients" +
+      "/go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kx" +
+      "m\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006pro" +
+      "to3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -229,6 +231,7 @@ public final class LeaseServiceProto extends com.google.protobuf.GeneratedFile {
     com.google.protobuf.ExtensionRegistry registry =
         com.google.protobuf.ExtensionRegistry.newInstance();
     registry.add(dev.kxm.v1.OptionsProto.facts);
+    registry.add(dev.kxm.v1.OptionsProto.limits);
     com.google.protobuf.Descriptors.FileDescriptor
         .internalUpdateFileDescriptor(descriptor, registry);
   }

@@ -110,7 +110,7 @@ private static final long serialVersionUID = 0L;
    * The state key (at most 200 characters, ending with `[]`).
    * </pre>
    *
-   * <code>string state_key = 2 [json_name = "stateKey"];</code>
+   * <code>string state_key = 2 [json_name = "stateKey", (.kxm.v1.limits) = { ... }</code>
    * @return The stateKey.
    */
   @java.lang.Override
@@ -131,7 +131,7 @@ private static final long serialVersionUID = 0L;
    * The state key (at most 200 characters, ending with `[]`).
    * </pre>
    *
-   * <code>string state_key = 2 [json_name = "stateKey"];</code>
+   * <code>string state_key = 2 [json_name = "stateKey", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for stateKey.
    */
   @java.lang.Override
@@ -654,7 +654,7 @@ private static final long serialVersionUID = 0L;
      * The state key (at most 200 characters, ending with `[]`).
      * </pre>
      *
-     * <code>string state_key = 2 [json_name = "stateKey"];</code>
+     * <code>string state_key = 2 [json_name = "stateKey", (.kxm.v1.limits) = { ... }</code>
      * @return The stateKey.
      */
     public java.lang.String getStateKey() {
@@ -674,7 +674,7 @@ private static final long serialVersionUID = 0L;
      * The state key (at most 200 characters, ending with `[]`).
      * </pre>
      *
-     * <code>string state_key = 2 [json_name = "stateKey"];</code>
+     * <code>string state_key = 2 [json_name = "stateKey", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for stateKey.
      */
     public com.google.protobuf.ByteString
@@ -695,7 +695,7 @@ private static final long serialVersionUID = 0L;
      * The state key (at most 200 characters, ending with `[]`).
      * </pre>
      *
-     * <code>string state_key = 2 [json_name = "stateKey"];</code>
+     * <code>string state_key = 2 [json_name = "stateKey", (.kxm.v1.limits) = { ... }</code>
      * @param value The stateKey to set.
      * @return This builder for chaining.
      */
@@ -712,7 +712,7 @@ private static final long serialVersionUID = 0L;
      * The state key (at most 200 characters, ending with `[]`).
      * </pre>
      *
-     * <code>string state_key = 2 [json_name = "stateKey"];</code>
+     * <code>string state_key = 2 [json_name = "stateKey", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearStateKey() {
@@ -726,7 +726,7 @@ private static final long serialVersionUID = 0L;
      * The state key (at most 200 characters, ending with `[]`).
      * </pre>
      *
-     * <code>string state_key = 2 [json_name = "stateKey"];</code>
+     * <code>string state_key = 2 [json_name = "stateKey", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for stateKey to set.
      * @return This builder for chaining.
      */

@@ -138,111 +138,115 @@ public final class MessageServiceProto extends com.google.protobuf.GeneratedFile
       "\n\034kxm/v1/message_service.proto\022\006kxm.v1\032\036" +
       "google/protobuf/duration.proto\032\037google/p" +
       "rotobuf/timestamp.proto\032\024kxm/v1/options." +
-      "proto\032\022kxm/v1/types.proto\"\230\004\n\022SendMessag" +
-      "eRequest\022\026\n\006target\030\001 \001(\tR\006target\022\030\n\007cont" +
-      "ent\030\002 \001(\tR\007content\022,\n\010delivery\030\003 \001(\0162\020.k" +
-      "xm.v1.DeliveryR\010delivery\022%\n\016correlation_" +
-      "id\030\004 \001(\tR\rcorrelationId\022\031\n\010reply_to\030\005 \001(" +
-      "\tR\007replyTo\022\'\n\017idempotency_key\030\006 \001(\tR\016ide" +
-      "mpotencyKey\022\022\n\004hops\030\007 \001(\005R\004hops\022\031\n\010max_h" +
-      "ops\030\010 \001(\005R\007maxHops\022+\n\003ttl\030\t \001(\0132\031.google" +
-      ".protobuf.DurationR\003ttl\022#\n\rallow_offline" +
-      "\030\n \001(\010R\014allowOffline\022I\n\020workflow_context" +
-      "\030\013 \001(\0132\036.kxm.v1.WorkflowMessageContextR\017" +
-      "workflowContext\022<\n\nreply_wait\030\014 \001(\0132\031.go" +
-      "ogle.protobuf.DurationB\002\030\001R\treplyWait\022-\n" +
-      "\004wait\030\r \001(\0132\031.google.protobuf.DurationR\004" +
-      "wait\"x\n\023SendMessageResponse\022)\n\007message\030\001" +
-      " \001(\0132\017.kxm.v1.MessageR\007message\022\032\n\010repeat" +
-      "ed\030\002 \001(\010R\010repeated\022\032\n\010terminal\030\003 \001(\010R\010te" +
-      "rminal\"2\n\021GetMessageRequest\022\035\n\nmessage_i" +
-      "d\030\001 \001(\tR\tmessageId\"?\n\022GetMessageResponse" +
+      "proto\032\022kxm/v1/types.proto\"\363\004\n\022SendMessag" +
+      "eRequest\022\036\n\006target\030\001 \001(\tB\006\362\340\030\002\010PR\006target" +
+      "\022\"\n\007content\030\002 \001(\tB\010\362\340\030\004\010\200\372\001R\007content\022,\n\010" +
+      "delivery\030\003 \001(\0162\020.kxm.v1.DeliveryR\010delive" +
+      "ry\022.\n\016correlation_id\030\004 \001(\tB\007\362\340\030\003\010\200\001R\rcor" +
+      "relationId\022!\n\010reply_to\030\005 \001(\tB\006\362\340\030\002\010PR\007re" +
+      "plyTo\0220\n\017idempotency_key\030\006 \001(\tB\007\362\340\030\003\010\200\001R" +
+      "\016idempotencyKey\022\034\n\004hops\030\007 \001(\005B\010\362\340\030\004\030\000 dR" +
+      "\004hops\022#\n\010max_hops\030\010 \001(\005B\010\362\340\030\004\030\000 \024R\007maxHo" +
+      "ps\022:\n\003ttl\030\t \001(\0132\031.google.protobuf.Durati" +
+      "onB\r\362\340\030\t\030\350\007 \200\210\262\240\002R\003ttl\022#\n\rallow_offline\030" +
+      "\n \001(\010R\014allowOffline\022I\n\020workflow_context\030" +
+      "\013 \001(\0132\036.kxm.v1.WorkflowMessageContextR\017w" +
+      "orkflowContext\022<\n\nreply_wait\030\014 \001(\0132\031.goo" +
+      "gle.protobuf.DurationB\002\030\001R\treplyWait\0229\n\004" +
+      "wait\030\r \001(\0132\031.google.protobuf.DurationB\n\362" +
+      "\340\030\006\030\000 \340\324\003R\004wait\"x\n\023SendMessageResponse\022)" +
+      "\n\007message\030\001 \001(\0132\017.kxm.v1.MessageR\007messag" +
+      "e\022\032\n\010repeated\030\002 \001(\010R\010repeated\022\032\n\010termina" +
+      "l\030\003 \001(\010R\010terminal\"2\n\021GetMessageRequest\022\035" +
+      "\n\nmessage_id\030\001 \001(\tR\tmessageId\"?\n\022GetMess" +
+      "ageResponse\022)\n\007message\030\001 \001(\0132\017.kxm.v1.Me" +
+      "ssageR\007message\"5\n\024CancelMessageRequest\022\035" +
+      "\n\nmessage_id\030\001 \001(\tR\tmessageId\"B\n\025CancelM" +
+      "essageResponse\022)\n\007message\030\001 \001(\0132\017.kxm.v1" +
+      ".MessageR\007message\"Z\n\025ReplyToMessageReque" +
+      "st\022\035\n\nmessage_id\030\001 \001(\tR\tmessageId\022\"\n\007con" +
+      "tent\030\002 \001(\tB\010\362\340\030\004\010\200\372\001R\007content\"C\n\026ReplyTo" +
+      "MessageResponse\022)\n\007message\030\001 \001(\0132\017.kxm.v" +
+      "1.MessageR\007message\"5\n\022AckMessagesRequest" +
+      "\022\037\n\013message_ids\030\001 \003(\tR\nmessageIds\"B\n\023Ack" +
+      "MessagesResponse\022+\n\010messages\030\001 \003(\0132\017.kxm" +
+      ".v1.MessageR\010messages\"N\n\020ListInboxReques" +
+      "t\022\033\n\tpage_size\030\001 \001(\005R\010pageSize\022\035\n\npage_t" +
+      "oken\030\002 \001(\tR\tpageToken\"h\n\021ListInboxRespon" +
+      "se\022+\n\010messages\030\001 \003(\0132\017.kxm.v1.MessageR\010m" +
+      "essages\022&\n\017next_page_token\030\002 \001(\tR\rnextPa" +
+      "geToken\"\247\001\n\022WaitMessageRequest\022\035\n\nmessag" +
+      "e_id\030\001 \001(\tR\tmessageId\0227\n\007timeout\030\002 \001(\0132\031" +
+      ".google.protobuf.DurationB\002\030\001R\007timeout\0229" +
+      "\n\004wait\030\003 \001(\0132\031.google.protobuf.DurationB" +
+      "\n\362\340\030\006\030\000 \340\324\003R\004wait\"\\\n\023WaitMessageResponse" +
       "\022)\n\007message\030\001 \001(\0132\017.kxm.v1.MessageR\007mess" +
-      "age\"5\n\024CancelMessageRequest\022\035\n\nmessage_i" +
-      "d\030\001 \001(\tR\tmessageId\"B\n\025CancelMessageRespo" +
-      "nse\022)\n\007message\030\001 \001(\0132\017.kxm.v1.MessageR\007m" +
-      "essage\"P\n\025ReplyToMessageRequest\022\035\n\nmessa" +
-      "ge_id\030\001 \001(\tR\tmessageId\022\030\n\007content\030\002 \001(\tR" +
-      "\007content\"C\n\026ReplyToMessageResponse\022)\n\007me" +
-      "ssage\030\001 \001(\0132\017.kxm.v1.MessageR\007message\"5\n" +
-      "\022AckMessagesRequest\022\037\n\013message_ids\030\001 \003(\t" +
-      "R\nmessageIds\"B\n\023AckMessagesResponse\022+\n\010m" +
-      "essages\030\001 \003(\0132\017.kxm.v1.MessageR\010messages" +
-      "\"N\n\020ListInboxRequest\022\033\n\tpage_size\030\001 \001(\005R" +
-      "\010pageSize\022\035\n\npage_token\030\002 \001(\tR\tpageToken" +
-      "\"h\n\021ListInboxResponse\022+\n\010messages\030\001 \003(\0132" +
-      "\017.kxm.v1.MessageR\010messages\022&\n\017next_page_" +
-      "token\030\002 \001(\tR\rnextPageToken\"\233\001\n\022WaitMessa" +
-      "geRequest\022\035\n\nmessage_id\030\001 \001(\tR\tmessageId" +
-      "\0227\n\007timeout\030\002 \001(\0132\031.google.protobuf.Dura" +
-      "tionB\002\030\001R\007timeout\022-\n\004wait\030\003 \001(\0132\031.google" +
-      ".protobuf.DurationR\004wait\"\\\n\023WaitMessageR" +
-      "esponse\022)\n\007message\030\001 \001(\0132\017.kxm.v1.Messag" +
-      "eR\007message\022\032\n\010terminal\030\002 \001(\010R\010terminal\"\307" +
-      "\001\n\014FanoutResult\022\026\n\006target\030\001 \001(\tR\006target\022" +
-      ",\n\006status\030\002 \001(\0162\024.kxm.v1.FanoutStatusR\006s" +
-      "tatus\022)\n\007message\030\003 \001(\0132\017.kxm.v1.MessageR" +
-      "\007message\022!\n\014error_reason\030\004 \001(\tR\013errorRea" +
-      "son\022#\n\rerror_message\030\005 \001(\tR\014errorMessage" +
-      "\"\255\003\n\025FanoutMessagesRequest\022\030\n\007targets\030\001 " +
-      "\003(\tR\007targets\022\030\n\007content\030\002 \001(\tR\007content\022%" +
-      "\n\016correlation_id\030\003 \001(\tR\rcorrelationId\0224\n" +
-      "\026idempotency_key_prefix\030\004 \001(\tR\024idempoten" +
-      "cyKeyPrefix\022I\n\020workflow_context\030\005 \001(\0132\036." +
-      "kxm.v1.WorkflowMessageContextR\017workflowC" +
-      "ontext\022+\n\003ttl\030\006 \001(\0132\031.google.protobuf.Du" +
-      "rationR\003ttl\0227\n\007timeout\030\007 \001(\0132\031.google.pr" +
-      "otobuf.DurationB\002\030\001R\007timeout\022#\n\rallow_of" +
-      "fline\030\010 \001(\010R\014allowOffline\022-\n\004wait\030\t \001(\0132" +
-      "\031.google.protobuf.DurationR\004wait\"H\n\026Fano" +
-      "utMessagesResponse\022.\n\007results\030\001 \003(\0132\024.kx" +
-      "m.v1.FanoutResultR\007results\"T\n\020SubscribeR" +
-      "equest\022\033\n\tafter_seq\030\001 \001(\004R\010afterSeq\022#\n\rp" +
-      "resence_only\030\002 \001(\010R\014presenceOnly\"\252\001\n\016Sub" +
-      "scribeReady\022#\n\005agent\030\001 \001(\0132\r.kxm.v1.Agen" +
-      "tR\005agent\022\033\n\tafter_seq\030\002 \001(\004R\010afterSeq\022\031\n" +
-      "\010head_seq\030\003 \001(\004R\007headSeq\022\035\n\noldest_seq\030\004" +
-      " \001(\004R\toldestSeq\022\034\n\ttruncated\030\005 \001(\010R\ttrun" +
-      "cated\"\234\003\n\021SubscribeResponse\022\020\n\003seq\030\001 \001(\004" +
-      "R\003seq\0229\n\nevent_time\030\002 \001(\0132\032.google.proto" +
-      "buf.TimestampR\teventTime\022 \n\013redelivered\030" +
-      "\003 \001(\010R\013redelivered\022.\n\005ready\030\004 \001(\0132\026.kxm." +
-      "v1.SubscribeReadyH\000R\005ready\022+\n\007message\030\005 " +
-      "\001(\0132\017.kxm.v1.MessageH\000R\007message\022\'\n\005reply" +
-      "\030\006 \001(\0132\017.kxm.v1.MessageH\000R\005reply\022/\n\tcanc" +
-      "elled\030\007 \001(\0132\017.kxm.v1.MessageH\000R\tcancelle" +
-      "d\022+\n\007expired\030\010 \001(\0132\017.kxm.v1.MessageH\000R\007e" +
-      "xpired\022+\n\010presence\030\t \001(\0132\r.kxm.v1.AgentH" +
-      "\000R\010presenceB\007\n\005event*}\n\014FanoutStatus\022\035\n\031" +
-      "FANOUT_STATUS_UNSPECIFIED\020\000\022\032\n\026FANOUT_ST" +
-      "ATUS_TERMINAL\020\001\022\031\n\025FANOUT_STATUS_PENDING" +
-      "\020\002\022\027\n\023FANOUT_STATUS_ERROR\020\0032\364\006\n\016MessageS" +
-      "ervice\022^\n\013SendMessage\022\032.kxm.v1.SendMessa" +
-      "geRequest\032\033.kxm.v1.SendMessageResponse\"\026" +
-      "\352\340\030\022\010\005\020\000\030\002\"\010kxm_send(\001\022b\n\nGetMessage\022\031.k" +
-      "xm.v1.GetMessageRequest\032\032.kxm.v1.GetMess" +
-      "ageResponse\"\035\352\340\030\031\010\005\020\001\030\002\"\017kxm_get_message" +
-      "(\001\022f\n\rCancelMessage\022\034.kxm.v1.CancelMessa" +
-      "geRequest\032\035.kxm.v1.CancelMessageResponse" +
-      "\"\030\352\340\030\024\010\005\020\000\030\002\"\nkxm_cancel(\001\022h\n\016ReplyToMes" +
-      "sage\022\035.kxm.v1.ReplyToMessageRequest\032\036.kx" +
-      "m.v1.ReplyToMessageResponse\"\027\352\340\030\023\010\005\020\000\030\002\"" +
-      "\tkxm_reply(\001\022T\n\013AckMessages\022\032.kxm.v1.Ack" +
-      "MessagesRequest\032\033.kxm.v1.AckMessagesResp" +
-      "onse\"\014\352\340\030\010\010\005\020\000\030\002(\001\022Y\n\tListInbox\022\030.kxm.v1" +
-      ".ListInboxRequest\032\031.kxm.v1.ListInboxResp" +
-      "onse\"\027\352\340\030\023\010\005\020\001\030\002\"\tkxm_inbox(\001\022^\n\013WaitMes" +
-      "sage\022\032.kxm.v1.WaitMessageRequest\032\033.kxm.v" +
-      "1.WaitMessageResponse\"\026\352\340\030\022\010\005\020\001\030\002\"\010kxm_w" +
-      "ait(\001\022i\n\016FanoutMessages\022\035.kxm.v1.FanoutM" +
-      "essagesRequest\032\036.kxm.v1.FanoutMessagesRe" +
-      "sponse\"\030\352\340\030\024\010\005\020\000\030\002\"\nkxm_fanout(\003\022P\n\tSubs" +
-      "cribe\022\030.kxm.v1.SubscribeRequest\032\031.kxm.v1" +
-      ".SubscribeResponse\"\014\352\340\030\010\010\005\020\001\030\002(\0020\001B\203\001\n\nd" +
-      "ev.kxm.v1B\023MessageServiceProtoP\001Z\'kxm.de" +
-      "v/hub/clients/go/gen/kxm/v1;kxmv1\242\002\003KXX\252" +
-      "\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002" +
-      "\007Kxm::V1b\006proto3"
+      "age\022\032\n\010terminal\030\002 \001(\010R\010terminal\"\307\001\n\014Fano" +
+      "utResult\022\026\n\006target\030\001 \001(\tR\006target\022,\n\006stat" +
+      "us\030\002 \001(\0162\024.kxm.v1.FanoutStatusR\006status\022)" +
+      "\n\007message\030\003 \001(\0132\017.kxm.v1.MessageR\007messag" +
+      "e\022!\n\014error_reason\030\004 \001(\tR\013errorReason\022#\n\r" +
+      "error_message\030\005 \001(\tR\014errorMessage\"\357\003\n\025Fa" +
+      "noutMessagesRequest\022$\n\007targets\030\001 \003(\tB\n\362\340" +
+      "\030\006\010P(\0030\001R\007targets\022\"\n\007content\030\002 \001(\tB\010\362\340\030\004" +
+      "\010\200\372\001R\007content\022.\n\016correlation_id\030\003 \001(\tB\007\362" +
+      "\340\030\003\010\200\001R\rcorrelationId\022<\n\026idempotency_key" +
+      "_prefix\030\004 \001(\tB\006\362\340\030\002\010dR\024idempotencyKeyPre" +
+      "fix\022I\n\020workflow_context\030\005 \001(\0132\036.kxm.v1.W" +
+      "orkflowMessageContextR\017workflowContext\022:" +
+      "\n\003ttl\030\006 \001(\0132\031.google.protobuf.DurationB\r" +
+      "\362\340\030\t\030\350\007 \200\210\262\240\002R\003ttl\0227\n\007timeout\030\007 \001(\0132\031.go" +
+      "ogle.protobuf.DurationB\002\030\001R\007timeout\022#\n\ra" +
+      "llow_offline\030\010 \001(\010R\014allowOffline\0229\n\004wait" +
+      "\030\t \001(\0132\031.google.protobuf.DurationB\n\362\340\030\006\030" +
+      "\000 \300\356mR\004wait\"H\n\026FanoutMessagesResponse\022.\n" +
+      "\007results\030\001 \003(\0132\024.kxm.v1.FanoutResultR\007re" +
+      "sults\"T\n\020SubscribeRequest\022\033\n\tafter_seq\030\001" +
+      " \001(\004R\010afterSeq\022#\n\rpresence_only\030\002 \001(\010R\014p" +
+      "resenceOnly\"\252\001\n\016SubscribeReady\022#\n\005agent\030" +
+      "\001 \001(\0132\r.kxm.v1.AgentR\005agent\022\033\n\tafter_seq" +
+      "\030\002 \001(\004R\010afterSeq\022\031\n\010head_seq\030\003 \001(\004R\007head" +
+      "Seq\022\035\n\noldest_seq\030\004 \001(\004R\toldestSeq\022\034\n\ttr" +
+      "uncated\030\005 \001(\010R\ttruncated\"\234\003\n\021SubscribeRe" +
+      "sponse\022\020\n\003seq\030\001 \001(\004R\003seq\0229\n\nevent_time\030\002" +
+      " \001(\0132\032.google.protobuf.TimestampR\teventT" +
+      "ime\022 \n\013redelivered\030\003 \001(\010R\013redelivered\022.\n" +
+      "\005ready\030\004 \001(\0132\026.kxm.v1.SubscribeReadyH\000R\005" +
+      "ready\022+\n\007message\030\005 \001(\0132\017.kxm.v1.MessageH" +
+      "\000R\007message\022\'\n\005reply\030\006 \001(\0132\017.kxm.v1.Messa" +
+      "geH\000R\005reply\022/\n\tcancelled\030\007 \001(\0132\017.kxm.v1." +
+      "MessageH\000R\tcancelled\022+\n\007expired\030\010 \001(\0132\017." +
+      "kxm.v1.MessageH\000R\007expired\022+\n\010presence\030\t " +
+      "\001(\0132\r.kxm.v1.AgentH\000R\010presenceB\007\n\005event*" +
+      "}\n\014FanoutStatus\022\035\n\031FANOUT_STATUS_UNSPECI" +
+      "FIED\020\000\022\032\n\026FANOUT_STATUS_TERMINAL\020\001\022\031\n\025FA" +
+      "NOUT_STATUS_PENDING\020\002\022\027\n\023FANOUT_STATUS_E" +
+      "RROR\020\0032\364\006\n\016MessageService\022^\n\013SendMessage" +
+      "\022\032.kxm.v1.SendMessageRequest\032\033.kxm.v1.Se" +
+      "ndMessageResponse\"\026\352\340\030\022\010\005\020\000\030\002\"\010kxm_send(" +
+      "\001\022b\n\nGetMessage\022\031.kxm.v1.GetMessageReque" +
+      "st\032\032.kxm.v1.GetMessageResponse\"\035\352\340\030\031\010\005\020\001" +
+      "\030\002\"\017kxm_get_message(\001\022f\n\rCancelMessage\022\034" +
+      ".kxm.v1.CancelMessageRequest\032\035.kxm.v1.Ca" +
+      "ncelMessageResponse\"\030\352\340\030\024\010\005\020\000\030\002\"\nkxm_can" +
+      "cel(\001\022h\n\016ReplyToMessage\022\035.kxm.v1.ReplyTo" +
+      "MessageRequest\032\036.kxm.v1.ReplyToMessageRe" +
+      "sponse\"\027\352\340\030\023\010\005\020\000\030\002\"\tkxm_reply(\001\022T\n\013AckMe" +
+      "ssages\022\032.kxm.v1.AckMessagesRequest\032\033.kxm" +
+      ".v1.AckMessagesResponse\"\014\352\340\030\010\010\005\020\000\030\002(\001\022Y\n" +
+      "\tListInbox\022\030.kxm.v1.ListInboxRequest\032\031.k" +
+      "xm.v1.ListInboxResponse\"\027\352\340\030\023\010\005\020\001\030\002\"\tkxm" +
+      "_inbox(\001\022^\n\013WaitMessage\022\032.kxm.v1.WaitMes" +
+      "sageRequest\032\033.kxm.v1.WaitMessageResponse" +
+      "\"\026\352\340\030\022\010\005\020\001\030\002\"\010kxm_wait(\001\022i\n\016FanoutMessag" +
+      "es\022\035.kxm.v1.FanoutMessagesRequest\032\036.kxm." +
+      "v1.FanoutMessagesResponse\"\030\352\340\030\024\010\005\020\000\030\002\"\nk" +
+      "xm_fanout(\003\022P\n\tSubscribe\022\030.kxm.v1.Subscr" +
+      "ibeRequest\032\031.kxm.v1.SubscribeResponse\"\014\352" +
+      "\340\030\010\010\005\020\001\030\002(\0020\001B\203\001\n\ndev.kxm.v1B\023MessageSer" +
+      "viceProtoP\001Z\'kxm.dev/hub/clients/go/gen/" +
+      "kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022K" +
+      "xm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -380,6 +384,7 @@ public final class MessageServiceProto extends com.google.protobuf.GeneratedFile
     com.google.protobuf.ExtensionRegistry registry =
         com.google.protobuf.ExtensionRegistry.newInstance();
     registry.add(dev.kxm.v1.OptionsProto.facts);
+    registry.add(dev.kxm.v1.OptionsProto.limits);
     com.google.protobuf.Descriptors.FileDescriptor
         .internalUpdateFileDescriptor(descriptor, registry);
   }

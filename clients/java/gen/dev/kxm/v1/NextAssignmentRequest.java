@@ -125,7 +125,7 @@ private static final long serialVersionUID = 0L;
    * The packet's token budget (512 to 200,000); 0: the smaller of the role's budget and 4,000.
    * </pre>
    *
-   * <code>int32 context_budget_tokens = 3 [json_name = "contextBudgetTokens"];</code>
+   * <code>int32 context_budget_tokens = 3 [json_name = "contextBudgetTokens", (.kxm.v1.limits) = { ... }</code>
    * @return The contextBudgetTokens.
    */
   @java.lang.Override
@@ -630,7 +630,7 @@ private static final long serialVersionUID = 0L;
      * The packet's token budget (512 to 200,000); 0: the smaller of the role's budget and 4,000.
      * </pre>
      *
-     * <code>int32 context_budget_tokens = 3 [json_name = "contextBudgetTokens"];</code>
+     * <code>int32 context_budget_tokens = 3 [json_name = "contextBudgetTokens", (.kxm.v1.limits) = { ... }</code>
      * @return The contextBudgetTokens.
      */
     @java.lang.Override
@@ -642,7 +642,7 @@ private static final long serialVersionUID = 0L;
      * The packet's token budget (512 to 200,000); 0: the smaller of the role's budget and 4,000.
      * </pre>
      *
-     * <code>int32 context_budget_tokens = 3 [json_name = "contextBudgetTokens"];</code>
+     * <code>int32 context_budget_tokens = 3 [json_name = "contextBudgetTokens", (.kxm.v1.limits) = { ... }</code>
      * @param value The contextBudgetTokens to set.
      * @return This builder for chaining.
      */
@@ -658,7 +658,7 @@ private static final long serialVersionUID = 0L;
      * The packet's token budget (512 to 200,000); 0: the smaller of the role's budget and 4,000.
      * </pre>
      *
-     * <code>int32 context_budget_tokens = 3 [json_name = "contextBudgetTokens"];</code>
+     * <code>int32 context_budget_tokens = 3 [json_name = "contextBudgetTokens", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearContextBudgetTokens() {

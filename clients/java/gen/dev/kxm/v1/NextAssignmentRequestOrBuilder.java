@@ -48,7 +48,7 @@ public interface NextAssignmentRequestOrBuilder extends
    * The packet's token budget (512 to 200,000); 0: the smaller of the role's budget and 4,000.
    * </pre>
    *
-   * <code>int32 context_budget_tokens = 3 [json_name = "contextBudgetTokens"];</code>
+   * <code>int32 context_budget_tokens = 3 [json_name = "contextBudgetTokens", (.kxm.v1.limits) = { ... }</code>
    * @return The contextBudgetTokens.
    */
   int getContextBudgetTokens();

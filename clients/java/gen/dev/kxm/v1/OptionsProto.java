@@ -20,6 +20,7 @@ public final class OptionsProto extends com.google.protobuf.GeneratedFile {
   public static void registerAllExtensions(
       com.google.protobuf.ExtensionRegistryLite registry) {
     registry.add(dev.kxm.v1.OptionsProto.facts);
+    registry.add(dev.kxm.v1.OptionsProto.limits);
   }
 
   public static void registerAllExtensions(
@@ -42,11 +43,31 @@ public final class OptionsProto extends com.google.protobuf.GeneratedFile {
           .newFileScopedGeneratedExtension(
         dev.kxm.v1.RpcFacts.class,
         dev.kxm.v1.RpcFacts.getDefaultInstance());
+  public static final int LIMITS_FIELD_NUMBER = 50702;
+  /**
+   * <pre>
+   * The field's bounds.
+   * </pre>
+   *
+   * <code>extend .google.protobuf.FieldOptions { ... }</code>
+   */
+  public static final
+    com.google.protobuf.GeneratedMessage.GeneratedExtension<
+      com.google.protobuf.DescriptorProtos.FieldOptions,
+      dev.kxm.v1.FieldLimits> limits = com.google.protobuf.GeneratedMessage
+          .newFileScopedGeneratedExtension(
+        dev.kxm.v1.FieldLimits.class,
+        dev.kxm.v1.FieldLimits.getDefaultInstance());
   static final com.google.protobuf.Descriptors.Descriptor
     internal_static_kxm_v1_RpcFacts_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_kxm_v1_RpcFacts_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_FieldLimits_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_FieldLimits_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -63,24 +84,32 @@ public final class OptionsProto extends com.google.protobuf.GeneratedFile {
       "nce\030\003 \001(\0162\027.kxm.v1.PresenceRenewalR\010pres" +
       "ence\022\033\n\ttool_name\030\004 \001(\tR\010toolName\0225\n\nrat" +
       "e_limit\030\005 \001(\0162\026.kxm.v1.RateLimitClassR\tr" +
-      "ateLimitB\014\n\n_read_only*\253\001\n\006Access\022\026\n\022ACC" +
-      "ESS_UNSPECIFIED\020\000\022\020\n\014ACCESS_ADMIN\020\001\022\023\n\017A" +
-      "CCESS_OPERATOR\020\002\022\030\n\024ACCESS_PROJECT_TOKEN" +
-      "\020\003\022\022\n\016ACCESS_PROJECT\020\004\022\020\n\014ACCESS_AGENT\020\005" +
-      "\022\022\n\016ACCESS_RUNTIME\020\006\022\016\n\nACCESS_ANY\020\007*\211\001\n" +
-      "\017PresenceRenewal\022 \n\034PRESENCE_RENEWAL_UNS" +
-      "PECIFIED\020\000\022\031\n\025PRESENCE_RENEWAL_NONE\020\001\022\036\n" +
-      "\032PRESENCE_RENEWAL_ADMISSION\020\002\022\031\n\025PRESENC" +
-      "E_RENEWAL_SELF\020\003*\244\001\n\016RateLimitClass\022 \n\034R" +
-      "ATE_LIMIT_CLASS_UNSPECIFIED\020\000\022\034\n\030RATE_LI" +
-      "MIT_CLASS_DEFAULT\020\001\022\033\n\027RATE_LIMIT_CLASS_" +
-      "STREAM\020\002\022\031\n\025RATE_LIMIT_CLASS_BULK\020\003\022\032\n\026R" +
-      "ATE_LIMIT_CLASS_ADMIN\020\004:H\n\005facts\022\036.googl" +
-      "e.protobuf.MethodOptions\030\215\214\003 \001(\0132\020.kxm.v" +
-      "1.RpcFactsR\005factsB|\n\ndev.kxm.v1B\014Options" +
-      "ProtoP\001Z\'kxm.dev/hub/clients/go/gen/kxm/" +
-      "v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V" +
-      "1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
+      "ateLimitB\014\n\n_read_only\"\333\001\n\013FieldLimits\022\035" +
+      "\n\nmax_length\030\001 \001(\rR\tmaxLength\022\035\n\nmin_len" +
+      "gth\030\002 \001(\rR\tminLength\022\035\n\007minimum\030\003 \001(\003H\000R" +
+      "\007minimum\210\001\001\022\035\n\007maximum\030\004 \001(\003H\001R\007maximum\210" +
+      "\001\001\022\033\n\tmax_items\030\005 \001(\rR\010maxItems\022\033\n\tmin_i" +
+      "tems\030\006 \001(\rR\010minItemsB\n\n\010_minimumB\n\n\010_max" +
+      "imum*\253\001\n\006Access\022\026\n\022ACCESS_UNSPECIFIED\020\000\022" +
+      "\020\n\014ACCESS_ADMIN\020\001\022\023\n\017ACCESS_OPERATOR\020\002\022\030" +
+      "\n\024ACCESS_PROJECT_TOKEN\020\003\022\022\n\016ACCESS_PROJE" +
+      "CT\020\004\022\020\n\014ACCESS_AGENT\020\005\022\022\n\016ACCESS_RUNTIME" +
+      "\020\006\022\016\n\nACCESS_ANY\020\007*\211\001\n\017PresenceRenewal\022 " +
+      "\n\034PRESENCE_RENEWAL_UNSPECIFIED\020\000\022\031\n\025PRES" +
+      "ENCE_RENEWAL_NONE\020\001\022\036\n\032PRESENCE_RENEWAL_" +
+      "ADMISSION\020\002\022\031\n\025PRESENCE_RENEWAL_SELF\020\003*\244" +
+      "\001\n\016RateLimitClass\022 \n\034RATE_LIMIT_CLASS_UN" +
+      "SPECIFIED\020\000\022\034\n\030RATE_LIMIT_CLASS_DEFAULT\020" +
+      "\001\022\033\n\027RATE_LIMIT_CLASS_STREAM\020\002\022\031\n\025RATE_L" +
+      "IMIT_CLASS_BULK\020\003\022\032\n\026RATE_LIMIT_CLASS_AD" +
+      "MIN\020\004:H\n\005facts\022\036.google.protobuf.MethodO" +
+      "ptions\030\215\214\003 \001(\0132\020.kxm.v1.RpcFactsR\005facts:" +
+      "L\n\006limits\022\035.google.protobuf.FieldOptions" +
+      "\030\216\214\003 \001(\0132\023.kxm.v1.FieldLimitsR\006limitsB|\n" +
+      "\ndev.kxm.v1B\014OptionsProtoP\001Z\'kxm.dev/hub" +
+      "/clients/go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm" +
+      ".V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm:" +
+      ":V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -93,7 +122,14 @@ public final class OptionsProto extends com.google.protobuf.GeneratedFile {
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_RpcFacts_descriptor,
         new java.lang.String[] { "Access", "ReadOnly", "Presence", "ToolName", "RateLimit", });
+    internal_static_kxm_v1_FieldLimits_descriptor =
+      getDescriptor().getMessageType(1);
+    internal_static_kxm_v1_FieldLimits_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_FieldLimits_descriptor,
+        new java.lang.String[] { "MaxLength", "MinLength", "Minimum", "Maximum", "MaxItems", "MinItems", });
     facts.internalInit(descriptor.getExtension(0));
+    limits.internalInit(descriptor.getExtension(1));
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.DescriptorProtos.getDescriptor();
   }

@@ -118,7 +118,7 @@ private static final long serialVersionUID = 0L;
    * The state key (at most 200 characters).
    * </pre>
    *
-   * <code>string state_key = 2 [json_name = "stateKey"];</code>
+   * <code>string state_key = 2 [json_name = "stateKey", (.kxm.v1.limits) = { ... }</code>
    * @return The stateKey.
    */
   @java.lang.Override
@@ -139,7 +139,7 @@ private static final long serialVersionUID = 0L;
    * The state key (at most 200 characters).
    * </pre>
    *
-   * <code>string state_key = 2 [json_name = "stateKey"];</code>
+   * <code>string state_key = 2 [json_name = "stateKey", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for stateKey.
    */
   @java.lang.Override
@@ -417,7 +417,7 @@ private static final long serialVersionUID = 0L;
    * A retry key (at most 128 characters): a retry with the same request returns the same proposal.
    * </pre>
    *
-   * <code>string request_id = 9 [json_name = "requestId"];</code>
+   * <code>string request_id = 9 [json_name = "requestId", (.kxm.v1.limits) = { ... }</code>
    * @return The requestId.
    */
   @java.lang.Override
@@ -438,7 +438,7 @@ private static final long serialVersionUID = 0L;
    * A retry key (at most 128 characters): a retry with the same request returns the same proposal.
    * </pre>
    *
-   * <code>string request_id = 9 [json_name = "requestId"];</code>
+   * <code>string request_id = 9 [json_name = "requestId", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for requestId.
    */
   @java.lang.Override
@@ -1070,7 +1070,7 @@ private static final long serialVersionUID = 0L;
      * The state key (at most 200 characters).
      * </pre>
      *
-     * <code>string state_key = 2 [json_name = "stateKey"];</code>
+     * <code>string state_key = 2 [json_name = "stateKey", (.kxm.v1.limits) = { ... }</code>
      * @return The stateKey.
      */
     public java.lang.String getStateKey() {
@@ -1090,7 +1090,7 @@ private static final long serialVersionUID = 0L;
      * The state key (at most 200 characters).
      * </pre>
      *
-     * <code>string state_key = 2 [json_name = "stateKey"];</code>
+     * <code>string state_key = 2 [json_name = "stateKey", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for stateKey.
      */
     public com.google.protobuf.ByteString
@@ -1111,7 +1111,7 @@ private static final long serialVersionUID = 0L;
      * The state key (at most 200 characters).
      * </pre>
      *
-     * <code>string state_key = 2 [json_name = "stateKey"];</code>
+     * <code>string state_key = 2 [json_name = "stateKey", (.kxm.v1.limits) = { ... }</code>
      * @param value The stateKey to set.
      * @return This builder for chaining.
      */
@@ -1128,7 +1128,7 @@ private static final long serialVersionUID = 0L;
      * The state key (at most 200 characters).
      * </pre>
      *
-     * <code>string state_key = 2 [json_name = "stateKey"];</code>
+     * <code>string state_key = 2 [json_name = "stateKey", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearStateKey() {
@@ -1142,7 +1142,7 @@ private static final long serialVersionUID = 0L;
      * The state key (at most 200 characters).
      * </pre>
      *
-     * <code>string state_key = 2 [json_name = "stateKey"];</code>
+     * <code>string state_key = 2 [json_name = "stateKey", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for stateKey to set.
      * @return This builder for chaining.
      */
@@ -1784,7 +1784,7 @@ private static final long serialVersionUID = 0L;
      * A retry key (at most 128 characters): a retry with the same request returns the same proposal.
      * </pre>
      *
-     * <code>string request_id = 9 [json_name = "requestId"];</code>
+     * <code>string request_id = 9 [json_name = "requestId", (.kxm.v1.limits) = { ... }</code>
      * @return The requestId.
      */
     public java.lang.String getRequestId() {
@@ -1804,7 +1804,7 @@ private static final long serialVersionUID = 0L;
      * A retry key (at most 128 characters): a retry with the same request returns the same proposal.
      * </pre>
      *
-     * <code>string request_id = 9 [json_name = "requestId"];</code>
+     * <code>string request_id = 9 [json_name = "requestId", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for requestId.
      */
     public com.google.protobuf.ByteString
@@ -1825,7 +1825,7 @@ private static final long serialVersionUID = 0L;
      * A retry key (at most 128 characters): a retry with the same request returns the same proposal.
      * </pre>
      *
-     * <code>string request_id = 9 [json_name = "requestId"];</code>
+     * <code>string request_id = 9 [json_name = "requestId", (.kxm.v1.limits) = { ... }</code>
      * @param value The requestId to set.
      * @return This builder for chaining.
      */
@@ -1842,7 +1842,7 @@ private static final long serialVersionUID = 0L;
      * A retry key (at most 128 characters): a retry with the same request returns the same proposal.
      * </pre>
      *
-     * <code>string request_id = 9 [json_name = "requestId"];</code>
+     * <code>string request_id = 9 [json_name = "requestId", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearRequestId() {
@@ -1856,7 +1856,7 @@ private static final long serialVersionUID = 0L;
      * A retry key (at most 128 characters): a retry with the same request returns the same proposal.
      * </pre>
      *
-     * <code>string request_id = 9 [json_name = "requestId"];</code>
+     * <code>string request_id = 9 [json_name = "requestId", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for requestId to set.
      * @return This builder for chaining.
      */

@@ -35,7 +35,7 @@ public interface ProposeStateRequestOrBuilder extends
    * The state key (at most 200 characters).
    * </pre>
    *
-   * <code>string state_key = 2 [json_name = "stateKey"];</code>
+   * <code>string state_key = 2 [json_name = "stateKey", (.kxm.v1.limits) = { ... }</code>
    * @return The stateKey.
    */
   java.lang.String getStateKey();
@@ -44,7 +44,7 @@ public interface ProposeStateRequestOrBuilder extends
    * The state key (at most 200 characters).
    * </pre>
    *
-   * <code>string state_key = 2 [json_name = "stateKey"];</code>
+   * <code>string state_key = 2 [json_name = "stateKey", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for stateKey.
    */
   com.google.protobuf.ByteString
@@ -215,7 +215,7 @@ public interface ProposeStateRequestOrBuilder extends
    * A retry key (at most 128 characters): a retry with the same request returns the same proposal.
    * </pre>
    *
-   * <code>string request_id = 9 [json_name = "requestId"];</code>
+   * <code>string request_id = 9 [json_name = "requestId", (.kxm.v1.limits) = { ... }</code>
    * @return The requestId.
    */
   java.lang.String getRequestId();
@@ -224,7 +224,7 @@ public interface ProposeStateRequestOrBuilder extends
    * A retry key (at most 128 characters): a retry with the same request returns the same proposal.
    * </pre>
    *
-   * <code>string request_id = 9 [json_name = "requestId"];</code>
+   * <code>string request_id = 9 [json_name = "requestId", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for requestId.
    */
   com.google.protobuf.ByteString

@@ -397,7 +397,7 @@ private static final long serialVersionUID = 0L;
    * A stage of the run (at most 128 characters); the hub adds its current attempt.
    * </pre>
    *
-   * <code>string stage_id = 9 [json_name = "stageId"];</code>
+   * <code>string stage_id = 9 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
    * @return The stageId.
    */
   @java.lang.Override
@@ -418,7 +418,7 @@ private static final long serialVersionUID = 0L;
    * A stage of the run (at most 128 characters); the hub adds its current attempt.
    * </pre>
    *
-   * <code>string stage_id = 9 [json_name = "stageId"];</code>
+   * <code>string stage_id = 9 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for stageId.
    */
   @java.lang.Override
@@ -1813,7 +1813,7 @@ private static final long serialVersionUID = 0L;
      * A stage of the run (at most 128 characters); the hub adds its current attempt.
      * </pre>
      *
-     * <code>string stage_id = 9 [json_name = "stageId"];</code>
+     * <code>string stage_id = 9 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
      * @return The stageId.
      */
     public java.lang.String getStageId() {
@@ -1833,7 +1833,7 @@ private static final long serialVersionUID = 0L;
      * A stage of the run (at most 128 characters); the hub adds its current attempt.
      * </pre>
      *
-     * <code>string stage_id = 9 [json_name = "stageId"];</code>
+     * <code>string stage_id = 9 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for stageId.
      */
     public com.google.protobuf.ByteString
@@ -1854,7 +1854,7 @@ private static final long serialVersionUID = 0L;
      * A stage of the run (at most 128 characters); the hub adds its current attempt.
      * </pre>
      *
-     * <code>string stage_id = 9 [json_name = "stageId"];</code>
+     * <code>string stage_id = 9 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
      * @param value The stageId to set.
      * @return This builder for chaining.
      */
@@ -1871,7 +1871,7 @@ private static final long serialVersionUID = 0L;
      * A stage of the run (at most 128 characters); the hub adds its current attempt.
      * </pre>
      *
-     * <code>string stage_id = 9 [json_name = "stageId"];</code>
+     * <code>string stage_id = 9 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearStageId() {
@@ -1885,7 +1885,7 @@ private static final long serialVersionUID = 0L;
      * A stage of the run (at most 128 characters); the hub adds its current attempt.
      * </pre>
      *
-     * <code>string stage_id = 9 [json_name = "stageId"];</code>
+     * <code>string stage_id = 9 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for stageId to set.
      * @return This builder for chaining.
      */

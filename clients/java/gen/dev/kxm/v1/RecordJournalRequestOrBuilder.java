@@ -214,7 +214,7 @@ public interface RecordJournalRequestOrBuilder extends
    * A stage of the run (at most 128 characters); the hub adds its current attempt.
    * </pre>
    *
-   * <code>string stage_id = 9 [json_name = "stageId"];</code>
+   * <code>string stage_id = 9 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
    * @return The stageId.
    */
   java.lang.String getStageId();
@@ -223,7 +223,7 @@ public interface RecordJournalRequestOrBuilder extends
    * A stage of the run (at most 128 characters); the hub adds its current attempt.
    * </pre>
    *
-   * <code>string stage_id = 9 [json_name = "stageId"];</code>
+   * <code>string stage_id = 9 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for stageId.
    */
   com.google.protobuf.ByteString

@@ -123,7 +123,7 @@ private static final long serialVersionUID = 0L;
    * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl"];</code>
+   * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
    * @return Whether the ttl field is set.
    */
   @java.lang.Override
@@ -135,7 +135,7 @@ private static final long serialVersionUID = 0L;
    * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl"];</code>
+   * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
    * @return The ttl.
    */
   @java.lang.Override
@@ -147,7 +147,7 @@ private static final long serialVersionUID = 0L;
    * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl"];</code>
+   * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
    */
   @java.lang.Override
   public com.google.protobuf.DurationOrBuilder getTtlOrBuilder() {
@@ -667,7 +667,7 @@ private static final long serialVersionUID = 0L;
      * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      * @return Whether the ttl field is set.
      */
     public boolean hasTtl() {
@@ -678,7 +678,7 @@ private static final long serialVersionUID = 0L;
      * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      * @return The ttl.
      */
     public com.google.protobuf.Duration getTtl() {
@@ -693,7 +693,7 @@ private static final long serialVersionUID = 0L;
      * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder setTtl(com.google.protobuf.Duration value) {
       if (ttlBuilder_ == null) {
@@ -711,7 +711,7 @@ private static final long serialVersionUID = 0L;
      * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder setTtl(
         com.google.protobuf.Duration.Builder builderForValue) {
@@ -729,7 +729,7 @@ private static final long serialVersionUID = 0L;
      * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder mergeTtl(com.google.protobuf.Duration value) {
       if (ttlBuilder_ == null) {
@@ -754,7 +754,7 @@ private static final long serialVersionUID = 0L;
      * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder clearTtl() {
       bitField0_ = (bitField0_ & ~0x00000004);
@@ -771,7 +771,7 @@ private static final long serialVersionUID = 0L;
      * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     public com.google.protobuf.Duration.Builder getTtlBuilder() {
       bitField0_ |= 0x00000004;
@@ -783,7 +783,7 @@ private static final long serialVersionUID = 0L;
      * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     public com.google.protobuf.DurationOrBuilder getTtlOrBuilder() {
       if (ttlBuilder_ != null) {
@@ -798,7 +798,7 @@ private static final long serialVersionUID = 0L;
      * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     private com.google.protobuf.SingleFieldBuilder<
         com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> 

@@ -45,7 +45,7 @@ public interface RenewLeaseRequestOrBuilder extends
    * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl"];</code>
+   * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
    * @return Whether the ttl field is set.
    */
   boolean hasTtl();
@@ -54,7 +54,7 @@ public interface RenewLeaseRequestOrBuilder extends
    * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl"];</code>
+   * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
    * @return The ttl.
    */
   com.google.protobuf.Duration getTtl();
@@ -63,7 +63,7 @@ public interface RenewLeaseRequestOrBuilder extends
    * How long the lease lasts from now (5 s to 10 min); 5 min when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl"];</code>
+   * <code>.google.protobuf.Duration ttl = 3 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
    */
   com.google.protobuf.DurationOrBuilder getTtlOrBuilder();
 }

@@ -109,7 +109,7 @@ private static final long serialVersionUID = 0L;
    * Required. The reply text (at most 32,000 characters; stored trimmed).
    * </pre>
    *
-   * <code>string content = 2 [json_name = "content"];</code>
+   * <code>string content = 2 [json_name = "content", (.kxm.v1.limits) = { ... }</code>
    * @return The content.
    */
   @java.lang.Override
@@ -130,7 +130,7 @@ private static final long serialVersionUID = 0L;
    * Required. The reply text (at most 32,000 characters; stored trimmed).
    * </pre>
    *
-   * <code>string content = 2 [json_name = "content"];</code>
+   * <code>string content = 2 [json_name = "content", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for content.
    */
   @java.lang.Override
@@ -570,7 +570,7 @@ private static final long serialVersionUID = 0L;
      * Required. The reply text (at most 32,000 characters; stored trimmed).
      * </pre>
      *
-     * <code>string content = 2 [json_name = "content"];</code>
+     * <code>string content = 2 [json_name = "content", (.kxm.v1.limits) = { ... }</code>
      * @return The content.
      */
     public java.lang.String getContent() {
@@ -590,7 +590,7 @@ private static final long serialVersionUID = 0L;
      * Required. The reply text (at most 32,000 characters; stored trimmed).
      * </pre>
      *
-     * <code>string content = 2 [json_name = "content"];</code>
+     * <code>string content = 2 [json_name = "content", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for content.
      */
     public com.google.protobuf.ByteString
@@ -611,7 +611,7 @@ private static final long serialVersionUID = 0L;
      * Required. The reply text (at most 32,000 characters; stored trimmed).
      * </pre>
      *
-     * <code>string content = 2 [json_name = "content"];</code>
+     * <code>string content = 2 [json_name = "content", (.kxm.v1.limits) = { ... }</code>
      * @param value The content to set.
      * @return This builder for chaining.
      */
@@ -628,7 +628,7 @@ private static final long serialVersionUID = 0L;
      * Required. The reply text (at most 32,000 characters; stored trimmed).
      * </pre>
      *
-     * <code>string content = 2 [json_name = "content"];</code>
+     * <code>string content = 2 [json_name = "content", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearContent() {
@@ -642,7 +642,7 @@ private static final long serialVersionUID = 0L;
      * Required. The reply text (at most 32,000 characters; stored trimmed).
      * </pre>
      *
-     * <code>string content = 2 [json_name = "content"];</code>
+     * <code>string content = 2 [json_name = "content", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for content to set.
      * @return This builder for chaining.
      */

@@ -35,7 +35,7 @@ public interface ReplyToMessageRequestOrBuilder extends
    * Required. The reply text (at most 32,000 characters; stored trimmed).
    * </pre>
    *
-   * <code>string content = 2 [json_name = "content"];</code>
+   * <code>string content = 2 [json_name = "content", (.kxm.v1.limits) = { ... }</code>
    * @return The content.
    */
   java.lang.String getContent();
@@ -44,7 +44,7 @@ public interface ReplyToMessageRequestOrBuilder extends
    * Required. The reply text (at most 32,000 characters; stored trimmed).
    * </pre>
    *
-   * <code>string content = 2 [json_name = "content"];</code>
+   * <code>string content = 2 [json_name = "content", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for content.
    */
   com.google.protobuf.ByteString

@@ -284,7 +284,7 @@ private static final long serialVersionUID = 0L;
    *
    * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime", deprecated = true];</code>
    * @deprecated kxm.v1.Runtime.lease_expire_time is deprecated.
-   *     See kxm/v1/types.proto;l=194
+   *     See kxm/v1/types.proto;l=198
    * @return Whether the leaseExpireTime field is set.
    */
   @java.lang.Override
@@ -299,7 +299,7 @@ private static final long serialVersionUID = 0L;
    *
    * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime", deprecated = true];</code>
    * @deprecated kxm.v1.Runtime.lease_expire_time is deprecated.
-   *     See kxm/v1/types.proto;l=194
+   *     See kxm/v1/types.proto;l=198
    * @return The leaseExpireTime.
    */
   @java.lang.Override
@@ -1512,7 +1512,7 @@ private static final long serialVersionUID = 0L;
      *
      * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime", deprecated = true];</code>
      * @deprecated kxm.v1.Runtime.lease_expire_time is deprecated.
-     *     See kxm/v1/types.proto;l=194
+     *     See kxm/v1/types.proto;l=198
      * @return Whether the leaseExpireTime field is set.
      */
     @java.lang.Deprecated public boolean hasLeaseExpireTime() {
@@ -1526,7 +1526,7 @@ private static final long serialVersionUID = 0L;
      *
      * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime", deprecated = true];</code>
      * @deprecated kxm.v1.Runtime.lease_expire_time is deprecated.
-     *     See kxm/v1/types.proto;l=194
+     *     See kxm/v1/types.proto;l=198
      * @return The leaseExpireTime.
      */
     @java.lang.Deprecated public com.google.protobuf.Timestamp getLeaseExpireTime() {

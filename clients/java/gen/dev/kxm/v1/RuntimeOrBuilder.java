@@ -132,7 +132,7 @@ public interface RuntimeOrBuilder extends
    *
    * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime", deprecated = true];</code>
    * @deprecated kxm.v1.Runtime.lease_expire_time is deprecated.
-   *     See kxm/v1/types.proto;l=194
+   *     See kxm/v1/types.proto;l=198
    * @return Whether the leaseExpireTime field is set.
    */
   @java.lang.Deprecated boolean hasLeaseExpireTime();
@@ -144,7 +144,7 @@ public interface RuntimeOrBuilder extends
    *
    * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime", deprecated = true];</code>
    * @deprecated kxm.v1.Runtime.lease_expire_time is deprecated.
-   *     See kxm/v1/types.proto;l=194
+   *     See kxm/v1/types.proto;l=198
    * @return The leaseExpireTime.
    */
   @java.lang.Deprecated com.google.protobuf.Timestamp getLeaseExpireTime();

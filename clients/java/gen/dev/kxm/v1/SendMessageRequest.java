@@ -67,7 +67,7 @@ private static final long serialVersionUID = 0L;
    * Required. The recipient: an agent id or a name (case-insensitive) in the caller's project (at most 80 characters).
    * </pre>
    *
-   * <code>string target = 1 [json_name = "target"];</code>
+   * <code>string target = 1 [json_name = "target", (.kxm.v1.limits) = { ... }</code>
    * @return The target.
    */
   @java.lang.Override
@@ -88,7 +88,7 @@ private static final long serialVersionUID = 0L;
    * Required. The recipient: an agent id or a name (case-insensitive) in the caller's project (at most 80 characters).
    * </pre>
    *
-   * <code>string target = 1 [json_name = "target"];</code>
+   * <code>string target = 1 [json_name = "target", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for target.
    */
   @java.lang.Override
@@ -114,7 +114,7 @@ private static final long serialVersionUID = 0L;
    * Required. The request text (at most 32,000 characters; stored trimmed).
    * </pre>
    *
-   * <code>string content = 2 [json_name = "content"];</code>
+   * <code>string content = 2 [json_name = "content", (.kxm.v1.limits) = { ... }</code>
    * @return The content.
    */
   @java.lang.Override
@@ -135,7 +135,7 @@ private static final long serialVersionUID = 0L;
    * Required. The request text (at most 32,000 characters; stored trimmed).
    * </pre>
    *
-   * <code>string content = 2 [json_name = "content"];</code>
+   * <code>string content = 2 [json_name = "content", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for content.
    */
   @java.lang.Override
@@ -187,7 +187,7 @@ private static final long serialVersionUID = 0L;
    * A free grouping label (at most 128 characters).
    * </pre>
    *
-   * <code>string correlation_id = 4 [json_name = "correlationId"];</code>
+   * <code>string correlation_id = 4 [json_name = "correlationId", (.kxm.v1.limits) = { ... }</code>
    * @return The correlationId.
    */
   @java.lang.Override
@@ -208,7 +208,7 @@ private static final long serialVersionUID = 0L;
    * A free grouping label (at most 128 characters).
    * </pre>
    *
-   * <code>string correlation_id = 4 [json_name = "correlationId"];</code>
+   * <code>string correlation_id = 4 [json_name = "correlationId", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for correlationId.
    */
   @java.lang.Override
@@ -234,7 +234,7 @@ private static final long serialVersionUID = 0L;
    * A free label for reply routing (at most 80 characters).
    * </pre>
    *
-   * <code>string reply_to = 5 [json_name = "replyTo"];</code>
+   * <code>string reply_to = 5 [json_name = "replyTo", (.kxm.v1.limits) = { ... }</code>
    * @return The replyTo.
    */
   @java.lang.Override
@@ -255,7 +255,7 @@ private static final long serialVersionUID = 0L;
    * A free label for reply routing (at most 80 characters).
    * </pre>
    *
-   * <code>string reply_to = 5 [json_name = "replyTo"];</code>
+   * <code>string reply_to = 5 [json_name = "replyTo", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for replyTo.
    */
   @java.lang.Override
@@ -281,7 +281,7 @@ private static final long serialVersionUID = 0L;
    * A key that makes retries safe, scoped to the sender (at most 128 characters).
    * </pre>
    *
-   * <code>string idempotency_key = 6 [json_name = "idempotencyKey"];</code>
+   * <code>string idempotency_key = 6 [json_name = "idempotencyKey", (.kxm.v1.limits) = { ... }</code>
    * @return The idempotencyKey.
    */
   @java.lang.Override
@@ -302,7 +302,7 @@ private static final long serialVersionUID = 0L;
    * A key that makes retries safe, scoped to the sender (at most 128 characters).
    * </pre>
    *
-   * <code>string idempotency_key = 6 [json_name = "idempotencyKey"];</code>
+   * <code>string idempotency_key = 6 [json_name = "idempotencyKey", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for idempotencyKey.
    */
   @java.lang.Override
@@ -327,7 +327,7 @@ private static final long serialVersionUID = 0L;
    * Forwarding hops so far (0 to 100).
    * </pre>
    *
-   * <code>int32 hops = 7 [json_name = "hops"];</code>
+   * <code>int32 hops = 7 [json_name = "hops", (.kxm.v1.limits) = { ... }</code>
    * @return The hops.
    */
   @java.lang.Override
@@ -342,7 +342,7 @@ private static final long serialVersionUID = 0L;
    * The hop limit (1 to 20); 5 when zero.
    * </pre>
    *
-   * <code>int32 max_hops = 8 [json_name = "maxHops"];</code>
+   * <code>int32 max_hops = 8 [json_name = "maxHops", (.kxm.v1.limits) = { ... }</code>
    * @return The maxHops.
    */
   @java.lang.Override
@@ -357,7 +357,7 @@ private static final long serialVersionUID = 0L;
    * How long the message lives (1 s to 7 d); the hub default (24 h) when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl"];</code>
+   * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
    * @return Whether the ttl field is set.
    */
   @java.lang.Override
@@ -369,7 +369,7 @@ private static final long serialVersionUID = 0L;
    * How long the message lives (1 s to 7 d); the hub default (24 h) when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl"];</code>
+   * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
    * @return The ttl.
    */
   @java.lang.Override
@@ -381,7 +381,7 @@ private static final long serialVersionUID = 0L;
    * How long the message lives (1 s to 7 d); the hub default (24 h) when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl"];</code>
+   * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
    */
   @java.lang.Override
   public com.google.protobuf.DurationOrBuilder getTtlOrBuilder() {
@@ -451,7 +451,7 @@ private static final long serialVersionUID = 0L;
    *
    * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait", deprecated = true];</code>
    * @deprecated kxm.v1.SendMessageRequest.reply_wait is deprecated.
-   *     See kxm/v1/message_service.proto;l=244
+   *     See kxm/v1/message_service.proto;l=253
    * @return Whether the replyWait field is set.
    */
   @java.lang.Override
@@ -466,7 +466,7 @@ private static final long serialVersionUID = 0L;
    *
    * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait", deprecated = true];</code>
    * @deprecated kxm.v1.SendMessageRequest.reply_wait is deprecated.
-   *     See kxm/v1/message_service.proto;l=244
+   *     See kxm/v1/message_service.proto;l=253
    * @return The replyWait.
    */
   @java.lang.Override
@@ -495,7 +495,7 @@ private static final long serialVersionUID = 0L;
    * Unset: return once stored. Checked before anything is stored.
    * </pre>
    *
-   * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+   * <code>.google.protobuf.Duration wait = 13 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
    * @return Whether the wait field is set.
    */
   @java.lang.Override
@@ -509,7 +509,7 @@ private static final long serialVersionUID = 0L;
    * Unset: return once stored. Checked before anything is stored.
    * </pre>
    *
-   * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+   * <code>.google.protobuf.Duration wait = 13 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
    * @return The wait.
    */
   @java.lang.Override
@@ -523,7 +523,7 @@ private static final long serialVersionUID = 0L;
    * Unset: return once stored. Checked before anything is stored.
    * </pre>
    *
-   * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+   * <code>.google.protobuf.Duration wait = 13 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
    */
   @java.lang.Override
   public com.google.protobuf.DurationOrBuilder getWaitOrBuilder() {
@@ -1183,7 +1183,7 @@ private static final long serialVersionUID = 0L;
      * Required. The recipient: an agent id or a name (case-insensitive) in the caller's project (at most 80 characters).
      * </pre>
      *
-     * <code>string target = 1 [json_name = "target"];</code>
+     * <code>string target = 1 [json_name = "target", (.kxm.v1.limits) = { ... }</code>
      * @return The target.
      */
     public java.lang.String getTarget() {
@@ -1203,7 +1203,7 @@ private static final long serialVersionUID = 0L;
      * Required. The recipient: an agent id or a name (case-insensitive) in the caller's project (at most 80 characters).
      * </pre>
      *
-     * <code>string target = 1 [json_name = "target"];</code>
+     * <code>string target = 1 [json_name = "target", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for target.
      */
     public com.google.protobuf.ByteString
@@ -1224,7 +1224,7 @@ private static final long serialVersionUID = 0L;
      * Required. The recipient: an agent id or a name (case-insensitive) in the caller's project (at most 80 characters).
      * </pre>
      *
-     * <code>string target = 1 [json_name = "target"];</code>
+     * <code>string target = 1 [json_name = "target", (.kxm.v1.limits) = { ... }</code>
      * @param value The target to set.
      * @return This builder for chaining.
      */
@@ -1241,7 +1241,7 @@ private static final long serialVersionUID = 0L;
      * Required. The recipient: an agent id or a name (case-insensitive) in the caller's project (at most 80 characters).
      * </pre>
      *
-     * <code>string target = 1 [json_name = "target"];</code>
+     * <code>string target = 1 [json_name = "target", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearTarget() {
@@ -1255,7 +1255,7 @@ private static final long serialVersionUID = 0L;
      * Required. The recipient: an agent id or a name (case-insensitive) in the caller's project (at most 80 characters).
      * </pre>
      *
-     * <code>string target = 1 [json_name = "target"];</code>
+     * <code>string target = 1 [json_name = "target", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for target to set.
      * @return This builder for chaining.
      */
@@ -1275,7 +1275,7 @@ private static final long serialVersionUID = 0L;
      * Required. The request text (at most 32,000 characters; stored trimmed).
      * </pre>
      *
-     * <code>string content = 2 [json_name = "content"];</code>
+     * <code>string content = 2 [json_name = "content", (.kxm.v1.limits) = { ... }</code>
      * @return The content.
      */
     public java.lang.String getContent() {
@@ -1295,7 +1295,7 @@ private static final long serialVersionUID = 0L;
      * Required. The request text (at most 32,000 characters; stored trimmed).
      * </pre>
      *
-     * <code>string content = 2 [json_name = "content"];</code>
+     * <code>string content = 2 [json_name = "content", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for content.
      */
     public com.google.protobuf.ByteString
@@ -1316,7 +1316,7 @@ private static final long serialVersionUID = 0L;
      * Required. The request text (at most 32,000 characters; stored trimmed).
      * </pre>
      *
-     * <code>string content = 2 [json_name = "content"];</code>
+     * <code>string content = 2 [json_name = "content", (.kxm.v1.limits) = { ... }</code>
      * @param value The content to set.
      * @return This builder for chaining.
      */
@@ -1333,7 +1333,7 @@ private static final long serialVersionUID = 0L;
      * Required. The request text (at most 32,000 characters; stored trimmed).
      * </pre>
      *
-     * <code>string content = 2 [json_name = "content"];</code>
+     * <code>string content = 2 [json_name = "content", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearContent() {
@@ -1347,7 +1347,7 @@ private static final long serialVersionUID = 0L;
      * Required. The request text (at most 32,000 characters; stored trimmed).
      * </pre>
      *
-     * <code>string content = 2 [json_name = "content"];</code>
+     * <code>string content = 2 [json_name = "content", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for content to set.
      * @return This builder for chaining.
      */
@@ -1439,7 +1439,7 @@ private static final long serialVersionUID = 0L;
      * A free grouping label (at most 128 characters).
      * </pre>
      *
-     * <code>string correlation_id = 4 [json_name = "correlationId"];</code>
+     * <code>string correlation_id = 4 [json_name = "correlationId", (.kxm.v1.limits) = { ... }</code>
      * @return The correlationId.
      */
     public java.lang.String getCorrelationId() {
@@ -1459,7 +1459,7 @@ private static final long serialVersionUID = 0L;
      * A free grouping label (at most 128 characters).
      * </pre>
      *
-     * <code>string correlation_id = 4 [json_name = "correlationId"];</code>
+     * <code>string correlation_id = 4 [json_name = "correlationId", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for correlationId.
      */
     public com.google.protobuf.ByteString
@@ -1480,7 +1480,7 @@ private static final long serialVersionUID = 0L;
      * A free grouping label (at most 128 characters).
      * </pre>
      *
-     * <code>string correlation_id = 4 [json_name = "correlationId"];</code>
+     * <code>string correlation_id = 4 [json_name = "correlationId", (.kxm.v1.limits) = { ... }</code>
      * @param value The correlationId to set.
      * @return This builder for chaining.
      */
@@ -1497,7 +1497,7 @@ private static final long serialVersionUID = 0L;
      * A free grouping label (at most 128 characters).
      * </pre>
      *
-     * <code>string correlation_id = 4 [json_name = "correlationId"];</code>
+     * <code>string correlation_id = 4 [json_name = "correlationId", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearCorrelationId() {
@@ -1511,7 +1511,7 @@ private static final long serialVersionUID = 0L;
      * A free grouping label (at most 128 characters).
      * </pre>
      *
-     * <code>string correlation_id = 4 [json_name = "correlationId"];</code>
+     * <code>string correlation_id = 4 [json_name = "correlationId", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for correlationId to set.
      * @return This builder for chaining.
      */
@@ -1531,7 +1531,7 @@ private static final long serialVersionUID = 0L;
      * A free label for reply routing (at most 80 characters).
      * </pre>
      *
-     * <code>string reply_to = 5 [json_name = "replyTo"];</code>
+     * <code>string reply_to = 5 [json_name = "replyTo", (.kxm.v1.limits) = { ... }</code>
      * @return The replyTo.
      */
     public java.lang.String getReplyTo() {
@@ -1551,7 +1551,7 @@ private static final long serialVersionUID = 0L;
      * A free label for reply routing (at most 80 characters).
      * </pre>
      *
-     * <code>string reply_to = 5 [json_name = "replyTo"];</code>
+     * <code>string reply_to = 5 [json_name = "replyTo", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for replyTo.
      */
     public com.google.protobuf.ByteString
@@ -1572,7 +1572,7 @@ private static final long serialVersionUID = 0L;
      * A free label for reply routing (at most 80 characters).
      * </pre>
      *
-     * <code>string reply_to = 5 [json_name = "replyTo"];</code>
+     * <code>string reply_to = 5 [json_name = "replyTo", (.kxm.v1.limits) = { ... }</code>
      * @param value The replyTo to set.
      * @return This builder for chaining.
      */
@@ -1589,7 +1589,7 @@ private static final long serialVersionUID = 0L;
      * A free label for reply routing (at most 80 characters).
      * </pre>
      *
-     * <code>string reply_to = 5 [json_name = "replyTo"];</code>
+     * <code>string reply_to = 5 [json_name = "replyTo", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearReplyTo() {
@@ -1603,7 +1603,7 @@ private static final long serialVersionUID = 0L;
      * A free label for reply routing (at most 80 characters).
      * </pre>
      *
-     * <code>string reply_to = 5 [json_name = "replyTo"];</code>
+     * <code>string reply_to = 5 [json_name = "replyTo", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for replyTo to set.
      * @return This builder for chaining.
      */
@@ -1623,7 +1623,7 @@ private static final long serialVersionUID = 0L;
      * A key that makes retries safe, scoped to the sender (at most 128 characters).
      * </pre>
      *
-     * <code>string idempotency_key = 6 [json_name = "idempotencyKey"];</code>
+     * <code>string idempotency_key = 6 [json_name = "idempotencyKey", (.kxm.v1.limits) = { ... }</code>
      * @return The idempotencyKey.
      */
     public java.lang.String getIdempotencyKey() {
@@ -1643,7 +1643,7 @@ private static final long serialVersionUID = 0L;
      * A key that makes retries safe, scoped to the sender (at most 128 characters).
      * </pre>
      *
-     * <code>string idempotency_key = 6 [json_name = "idempotencyKey"];</code>
+     * <code>string idempotency_key = 6 [json_name = "idempotencyKey", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for idempotencyKey.
      */
     public com.google.protobuf.ByteString
@@ -1664,7 +1664,7 @@ private static final long serialVersionUID = 0L;
      * A key that makes retries safe, scoped to the sender (at most 128 characters).
      * </pre>
      *
-     * <code>string idempotency_key = 6 [json_name = "idempotencyKey"];</code>
+     * <code>string idempotency_key = 6 [json_name = "idempotencyKey", (.kxm.v1.limits) = { ... }</code>
      * @param value The idempotencyKey to set.
      * @return This builder for chaining.
      */
@@ -1681,7 +1681,7 @@ private static final long serialVersionUID = 0L;
      * A key that makes retries safe, scoped to the sender (at most 128 characters).
      * </pre>
      *
-     * <code>string idempotency_key = 6 [json_name = "idempotencyKey"];</code>
+     * <code>string idempotency_key = 6 [json_name = "idempotencyKey", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearIdempotencyKey() {
@@ -1695,7 +1695,7 @@ private static final long serialVersionUID = 0L;
      * A key that makes retries safe, scoped to the sender (at most 128 characters).
      * </pre>
      *
-     * <code>string idempotency_key = 6 [json_name = "idempotencyKey"];</code>
+     * <code>string idempotency_key = 6 [json_name = "idempotencyKey", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for idempotencyKey to set.
      * @return This builder for chaining.
      */
@@ -1715,7 +1715,7 @@ private static final long serialVersionUID = 0L;
      * Forwarding hops so far (0 to 100).
      * </pre>
      *
-     * <code>int32 hops = 7 [json_name = "hops"];</code>
+     * <code>int32 hops = 7 [json_name = "hops", (.kxm.v1.limits) = { ... }</code>
      * @return The hops.
      */
     @java.lang.Override
@@ -1727,7 +1727,7 @@ private static final long serialVersionUID = 0L;
      * Forwarding hops so far (0 to 100).
      * </pre>
      *
-     * <code>int32 hops = 7 [json_name = "hops"];</code>
+     * <code>int32 hops = 7 [json_name = "hops", (.kxm.v1.limits) = { ... }</code>
      * @param value The hops to set.
      * @return This builder for chaining.
      */
@@ -1743,7 +1743,7 @@ private static final long serialVersionUID = 0L;
      * Forwarding hops so far (0 to 100).
      * </pre>
      *
-     * <code>int32 hops = 7 [json_name = "hops"];</code>
+     * <code>int32 hops = 7 [json_name = "hops", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearHops() {
@@ -1759,7 +1759,7 @@ private static final long serialVersionUID = 0L;
      * The hop limit (1 to 20); 5 when zero.
      * </pre>
      *
-     * <code>int32 max_hops = 8 [json_name = "maxHops"];</code>
+     * <code>int32 max_hops = 8 [json_name = "maxHops", (.kxm.v1.limits) = { ... }</code>
      * @return The maxHops.
      */
     @java.lang.Override
@@ -1771,7 +1771,7 @@ private static final long serialVersionUID = 0L;
      * The hop limit (1 to 20); 5 when zero.
      * </pre>
      *
-     * <code>int32 max_hops = 8 [json_name = "maxHops"];</code>
+     * <code>int32 max_hops = 8 [json_name = "maxHops", (.kxm.v1.limits) = { ... }</code>
      * @param value The maxHops to set.
      * @return This builder for chaining.
      */
@@ -1787,7 +1787,7 @@ private static final long serialVersionUID = 0L;
      * The hop limit (1 to 20); 5 when zero.
      * </pre>
      *
-     * <code>int32 max_hops = 8 [json_name = "maxHops"];</code>
+     * <code>int32 max_hops = 8 [json_name = "maxHops", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearMaxHops() {
@@ -1805,7 +1805,7 @@ private static final long serialVersionUID = 0L;
      * How long the message lives (1 s to 7 d); the hub default (24 h) when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      * @return Whether the ttl field is set.
      */
     public boolean hasTtl() {
@@ -1816,7 +1816,7 @@ private static final long serialVersionUID = 0L;
      * How long the message lives (1 s to 7 d); the hub default (24 h) when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      * @return The ttl.
      */
     public com.google.protobuf.Duration getTtl() {
@@ -1831,7 +1831,7 @@ private static final long serialVersionUID = 0L;
      * How long the message lives (1 s to 7 d); the hub default (24 h) when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder setTtl(com.google.protobuf.Duration value) {
       if (ttlBuilder_ == null) {
@@ -1849,7 +1849,7 @@ private static final long serialVersionUID = 0L;
      * How long the message lives (1 s to 7 d); the hub default (24 h) when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder setTtl(
         com.google.protobuf.Duration.Builder builderForValue) {
@@ -1867,7 +1867,7 @@ private static final long serialVersionUID = 0L;
      * How long the message lives (1 s to 7 d); the hub default (24 h) when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder mergeTtl(com.google.protobuf.Duration value) {
       if (ttlBuilder_ == null) {
@@ -1892,7 +1892,7 @@ private static final long serialVersionUID = 0L;
      * How long the message lives (1 s to 7 d); the hub default (24 h) when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder clearTtl() {
       bitField0_ = (bitField0_ & ~0x00000100);
@@ -1909,7 +1909,7 @@ private static final long serialVersionUID = 0L;
      * How long the message lives (1 s to 7 d); the hub default (24 h) when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     public com.google.protobuf.Duration.Builder getTtlBuilder() {
       bitField0_ |= 0x00000100;
@@ -1921,7 +1921,7 @@ private static final long serialVersionUID = 0L;
      * How long the message lives (1 s to 7 d); the hub default (24 h) when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     public com.google.protobuf.DurationOrBuilder getTtlOrBuilder() {
       if (ttlBuilder_ != null) {
@@ -1936,7 +1936,7 @@ private static final long serialVersionUID = 0L;
      * How long the message lives (1 s to 7 d); the hub default (24 h) when unset.
      * </pre>
      *
-     * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl"];</code>
+     * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
      */
     private com.google.protobuf.SingleFieldBuilder<
         com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> 
@@ -2162,7 +2162,7 @@ private static final long serialVersionUID = 0L;
      *
      * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait", deprecated = true];</code>
      * @deprecated kxm.v1.SendMessageRequest.reply_wait is deprecated.
-     *     See kxm/v1/message_service.proto;l=244
+     *     See kxm/v1/message_service.proto;l=253
      * @return Whether the replyWait field is set.
      */
     @java.lang.Deprecated public boolean hasReplyWait() {
@@ -2176,7 +2176,7 @@ private static final long serialVersionUID = 0L;
      *
      * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait", deprecated = true];</code>
      * @deprecated kxm.v1.SendMessageRequest.reply_wait is deprecated.
-     *     See kxm/v1/message_service.proto;l=244
+     *     See kxm/v1/message_service.proto;l=253
      * @return The replyWait.
      */
     @java.lang.Deprecated public com.google.protobuf.Duration getReplyWait() {
@@ -2329,7 +2329,7 @@ private static final long serialVersionUID = 0L;
      * Unset: return once stored. Checked before anything is stored.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 13 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      * @return Whether the wait field is set.
      */
     public boolean hasWait() {
@@ -2342,7 +2342,7 @@ private static final long serialVersionUID = 0L;
      * Unset: return once stored. Checked before anything is stored.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 13 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      * @return The wait.
      */
     public com.google.protobuf.Duration getWait() {
@@ -2359,7 +2359,7 @@ private static final long serialVersionUID = 0L;
      * Unset: return once stored. Checked before anything is stored.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 13 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder setWait(com.google.protobuf.Duration value) {
       if (waitBuilder_ == null) {
@@ -2379,7 +2379,7 @@ private static final long serialVersionUID = 0L;
      * Unset: return once stored. Checked before anything is stored.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 13 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder setWait(
         com.google.protobuf.Duration.Builder builderForValue) {
@@ -2399,7 +2399,7 @@ private static final long serialVersionUID = 0L;
      * Unset: return once stored. Checked before anything is stored.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 13 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder mergeWait(com.google.protobuf.Duration value) {
       if (waitBuilder_ == null) {
@@ -2426,7 +2426,7 @@ private static final long serialVersionUID = 0L;
      * Unset: return once stored. Checked before anything is stored.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 13 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder clearWait() {
       bitField0_ = (bitField0_ & ~0x00001000);
@@ -2445,7 +2445,7 @@ private static final long serialVersionUID = 0L;
      * Unset: return once stored. Checked before anything is stored.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 13 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     public com.google.protobuf.Duration.Builder getWaitBuilder() {
       bitField0_ |= 0x00001000;
@@ -2459,7 +2459,7 @@ private static final long serialVersionUID = 0L;
      * Unset: return once stored. Checked before anything is stored.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 13 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     public com.google.protobuf.DurationOrBuilder getWaitOrBuilder() {
       if (waitBuilder_ != null) {
@@ -2476,7 +2476,7 @@ private static final long serialVersionUID = 0L;
      * Unset: return once stored. Checked before anything is stored.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 13 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     private com.google.protobuf.SingleFieldBuilder<
         com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> 

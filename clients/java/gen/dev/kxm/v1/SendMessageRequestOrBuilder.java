@@ -15,7 +15,7 @@ public interface SendMessageRequestOrBuilder extends
    * Required. The recipient: an agent id or a name (case-insensitive) in the caller's project (at most 80 characters).
    * </pre>
    *
-   * <code>string target = 1 [json_name = "target"];</code>
+   * <code>string target = 1 [json_name = "target", (.kxm.v1.limits) = { ... }</code>
    * @return The target.
    */
   java.lang.String getTarget();
@@ -24,7 +24,7 @@ public interface SendMessageRequestOrBuilder extends
    * Required. The recipient: an agent id or a name (case-insensitive) in the caller's project (at most 80 characters).
    * </pre>
    *
-   * <code>string target = 1 [json_name = "target"];</code>
+   * <code>string target = 1 [json_name = "target", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for target.
    */
   com.google.protobuf.ByteString
@@ -35,7 +35,7 @@ public interface SendMessageRequestOrBuilder extends
    * Required. The request text (at most 32,000 characters; stored trimmed).
    * </pre>
    *
-   * <code>string content = 2 [json_name = "content"];</code>
+   * <code>string content = 2 [json_name = "content", (.kxm.v1.limits) = { ... }</code>
    * @return The content.
    */
   java.lang.String getContent();
@@ -44,7 +44,7 @@ public interface SendMessageRequestOrBuilder extends
    * Required. The request text (at most 32,000 characters; stored trimmed).
    * </pre>
    *
-   * <code>string content = 2 [json_name = "content"];</code>
+   * <code>string content = 2 [json_name = "content", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for content.
    */
   com.google.protobuf.ByteString
@@ -74,7 +74,7 @@ public interface SendMessageRequestOrBuilder extends
    * A free grouping label (at most 128 characters).
    * </pre>
    *
-   * <code>string correlation_id = 4 [json_name = "correlationId"];</code>
+   * <code>string correlation_id = 4 [json_name = "correlationId", (.kxm.v1.limits) = { ... }</code>
    * @return The correlationId.
    */
   java.lang.String getCorrelationId();
@@ -83,7 +83,7 @@ public interface SendMessageRequestOrBuilder extends
    * A free grouping label (at most 128 characters).
    * </pre>
    *
-   * <code>string correlation_id = 4 [json_name = "correlationId"];</code>
+   * <code>string correlation_id = 4 [json_name = "correlationId", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for correlationId.
    */
   com.google.protobuf.ByteString
@@ -94,7 +94,7 @@ public interface SendMessageRequestOrBuilder extends
    * A free label for reply routing (at most 80 characters).
    * </pre>
    *
-   * <code>string reply_to = 5 [json_name = "replyTo"];</code>
+   * <code>string reply_to = 5 [json_name = "replyTo", (.kxm.v1.limits) = { ... }</code>
    * @return The replyTo.
    */
   java.lang.String getReplyTo();
@@ -103,7 +103,7 @@ public interface SendMessageRequestOrBuilder extends
    * A free label for reply routing (at most 80 characters).
    * </pre>
    *
-   * <code>string reply_to = 5 [json_name = "replyTo"];</code>
+   * <code>string reply_to = 5 [json_name = "replyTo", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for replyTo.
    */
   com.google.protobuf.ByteString
@@ -114,7 +114,7 @@ public interface SendMessageRequestOrBuilder extends
    * A key that makes retries safe, scoped to the sender (at most 128 characters).
    * </pre>
    *
-   * <code>string idempotency_key = 6 [json_name = "idempotencyKey"];</code>
+   * <code>string idempotency_key = 6 [json_name = "idempotencyKey", (.kxm.v1.limits) = { ... }</code>
    * @return The idempotencyKey.
    */
   java.lang.String getIdempotencyKey();
@@ -123,7 +123,7 @@ public interface SendMessageRequestOrBuilder extends
    * A key that makes retries safe, scoped to the sender (at most 128 characters).
    * </pre>
    *
-   * <code>string idempotency_key = 6 [json_name = "idempotencyKey"];</code>
+   * <code>string idempotency_key = 6 [json_name = "idempotencyKey", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for idempotencyKey.
    */
   com.google.protobuf.ByteString
@@ -134,7 +134,7 @@ public interface SendMessageRequestOrBuilder extends
    * Forwarding hops so far (0 to 100).
    * </pre>
    *
-   * <code>int32 hops = 7 [json_name = "hops"];</code>
+   * <code>int32 hops = 7 [json_name = "hops", (.kxm.v1.limits) = { ... }</code>
    * @return The hops.
    */
   int getHops();
@@ -144,7 +144,7 @@ public interface SendMessageRequestOrBuilder extends
    * The hop limit (1 to 20); 5 when zero.
    * </pre>
    *
-   * <code>int32 max_hops = 8 [json_name = "maxHops"];</code>
+   * <code>int32 max_hops = 8 [json_name = "maxHops", (.kxm.v1.limits) = { ... }</code>
    * @return The maxHops.
    */
   int getMaxHops();
@@ -154,7 +154,7 @@ public interface SendMessageRequestOrBuilder extends
    * How long the message lives (1 s to 7 d); the hub default (24 h) when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl"];</code>
+   * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
    * @return Whether the ttl field is set.
    */
   boolean hasTtl();
@@ -163,7 +163,7 @@ public interface SendMessageRequestOrBuilder extends
    * How long the message lives (1 s to 7 d); the hub default (24 h) when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl"];</code>
+   * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
    * @return The ttl.
    */
   com.google.protobuf.Duration getTtl();
@@ -172,7 +172,7 @@ public interface SendMessageRequestOrBuilder extends
    * How long the message lives (1 s to 7 d); the hub default (24 h) when unset.
    * </pre>
    *
-   * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl"];</code>
+   * <code>.google.protobuf.Duration ttl = 9 [json_name = "ttl", (.kxm.v1.limits) = { ... }</code>
    */
   com.google.protobuf.DurationOrBuilder getTtlOrBuilder();
 
@@ -221,7 +221,7 @@ public interface SendMessageRequestOrBuilder extends
    *
    * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait", deprecated = true];</code>
    * @deprecated kxm.v1.SendMessageRequest.reply_wait is deprecated.
-   *     See kxm/v1/message_service.proto;l=244
+   *     See kxm/v1/message_service.proto;l=253
    * @return Whether the replyWait field is set.
    */
   @java.lang.Deprecated boolean hasReplyWait();
@@ -233,7 +233,7 @@ public interface SendMessageRequestOrBuilder extends
    *
    * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait", deprecated = true];</code>
    * @deprecated kxm.v1.SendMessageRequest.reply_wait is deprecated.
-   *     See kxm/v1/message_service.proto;l=244
+   *     See kxm/v1/message_service.proto;l=253
    * @return The replyWait.
    */
   @java.lang.Deprecated com.google.protobuf.Duration getReplyWait();
@@ -254,7 +254,7 @@ public interface SendMessageRequestOrBuilder extends
    * Unset: return once stored. Checked before anything is stored.
    * </pre>
    *
-   * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+   * <code>.google.protobuf.Duration wait = 13 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
    * @return Whether the wait field is set.
    */
   boolean hasWait();
@@ -265,7 +265,7 @@ public interface SendMessageRequestOrBuilder extends
    * Unset: return once stored. Checked before anything is stored.
    * </pre>
    *
-   * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+   * <code>.google.protobuf.Duration wait = 13 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
    * @return The wait.
    */
   com.google.protobuf.Duration getWait();
@@ -276,7 +276,7 @@ public interface SendMessageRequestOrBuilder extends
    * Unset: return once stored. Checked before anything is stored.
    * </pre>
    *
-   * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+   * <code>.google.protobuf.Duration wait = 13 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
    */
   com.google.protobuf.DurationOrBuilder getWaitOrBuilder();
 }

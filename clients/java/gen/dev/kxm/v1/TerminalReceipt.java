@@ -143,7 +143,7 @@ private static final long serialVersionUID = 0L;
    * The seat (role slot) that did the work (at most 64 characters).
    * </pre>
    *
-   * <code>string seat = 3 [json_name = "seat"];</code>
+   * <code>string seat = 3 [json_name = "seat", (.kxm.v1.limits) = { ... }</code>
    * @return The seat.
    */
   @java.lang.Override
@@ -164,7 +164,7 @@ private static final long serialVersionUID = 0L;
    * The seat (role slot) that did the work (at most 64 characters).
    * </pre>
    *
-   * <code>string seat = 3 [json_name = "seat"];</code>
+   * <code>string seat = 3 [json_name = "seat", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for seat.
    */
   @java.lang.Override
@@ -190,7 +190,7 @@ private static final long serialVersionUID = 0L;
    * The workflow run id (at most 128 characters).
    * </pre>
    *
-   * <code>string run_id = 4 [json_name = "runId"];</code>
+   * <code>string run_id = 4 [json_name = "runId", (.kxm.v1.limits) = { ... }</code>
    * @return The runId.
    */
   @java.lang.Override
@@ -211,7 +211,7 @@ private static final long serialVersionUID = 0L;
    * The workflow run id (at most 128 characters).
    * </pre>
    *
-   * <code>string run_id = 4 [json_name = "runId"];</code>
+   * <code>string run_id = 4 [json_name = "runId", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for runId.
    */
   @java.lang.Override
@@ -237,7 +237,7 @@ private static final long serialVersionUID = 0L;
    * The stage id (at most 128 characters).
    * </pre>
    *
-   * <code>string stage_id = 5 [json_name = "stageId"];</code>
+   * <code>string stage_id = 5 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
    * @return The stageId.
    */
   @java.lang.Override
@@ -258,7 +258,7 @@ private static final long serialVersionUID = 0L;
    * The stage id (at most 128 characters).
    * </pre>
    *
-   * <code>string stage_id = 5 [json_name = "stageId"];</code>
+   * <code>string stage_id = 5 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for stageId.
    */
   @java.lang.Override
@@ -322,7 +322,7 @@ private static final long serialVersionUID = 0L;
    * The host the seat ran on (at most 64 characters).
    * </pre>
    *
-   * <code>string host = 7 [json_name = "host"];</code>
+   * <code>string host = 7 [json_name = "host", (.kxm.v1.limits) = { ... }</code>
    * @return The host.
    */
   @java.lang.Override
@@ -343,7 +343,7 @@ private static final long serialVersionUID = 0L;
    * The host the seat ran on (at most 64 characters).
    * </pre>
    *
-   * <code>string host = 7 [json_name = "host"];</code>
+   * <code>string host = 7 [json_name = "host", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for host.
    */
   @java.lang.Override
@@ -369,7 +369,7 @@ private static final long serialVersionUID = 0L;
    * The model the seat used (at most 128 characters).
    * </pre>
    *
-   * <code>string model = 8 [json_name = "model"];</code>
+   * <code>string model = 8 [json_name = "model", (.kxm.v1.limits) = { ... }</code>
    * @return The model.
    */
   @java.lang.Override
@@ -390,7 +390,7 @@ private static final long serialVersionUID = 0L;
    * The model the seat used (at most 128 characters).
    * </pre>
    *
-   * <code>string model = 8 [json_name = "model"];</code>
+   * <code>string model = 8 [json_name = "model", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for model.
    */
   @java.lang.Override
@@ -492,7 +492,7 @@ private static final long serialVersionUID = 0L;
    * Why the seat escalated (at most 1,024 characters).
    * </pre>
    *
-   * <code>string escalation_reason = 11 [json_name = "escalationReason"];</code>
+   * <code>string escalation_reason = 11 [json_name = "escalationReason", (.kxm.v1.limits) = { ... }</code>
    * @return The escalationReason.
    */
   @java.lang.Override
@@ -513,7 +513,7 @@ private static final long serialVersionUID = 0L;
    * Why the seat escalated (at most 1,024 characters).
    * </pre>
    *
-   * <code>string escalation_reason = 11 [json_name = "escalationReason"];</code>
+   * <code>string escalation_reason = 11 [json_name = "escalationReason", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for escalationReason.
    */
   @java.lang.Override
@@ -539,7 +539,7 @@ private static final long serialVersionUID = 0L;
    * The auditor's ruling on an escalation (at most 2,048 characters).
    * </pre>
    *
-   * <code>string ruling = 12 [json_name = "ruling"];</code>
+   * <code>string ruling = 12 [json_name = "ruling", (.kxm.v1.limits) = { ... }</code>
    * @return The ruling.
    */
   @java.lang.Override
@@ -560,7 +560,7 @@ private static final long serialVersionUID = 0L;
    * The auditor's ruling on an escalation (at most 2,048 characters).
    * </pre>
    *
-   * <code>string ruling = 12 [json_name = "ruling"];</code>
+   * <code>string ruling = 12 [json_name = "ruling", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for ruling.
    */
   @java.lang.Override
@@ -1359,7 +1359,7 @@ private static final long serialVersionUID = 0L;
      * The seat (role slot) that did the work (at most 64 characters).
      * </pre>
      *
-     * <code>string seat = 3 [json_name = "seat"];</code>
+     * <code>string seat = 3 [json_name = "seat", (.kxm.v1.limits) = { ... }</code>
      * @return The seat.
      */
     public java.lang.String getSeat() {
@@ -1379,7 +1379,7 @@ private static final long serialVersionUID = 0L;
      * The seat (role slot) that did the work (at most 64 characters).
      * </pre>
      *
-     * <code>string seat = 3 [json_name = "seat"];</code>
+     * <code>string seat = 3 [json_name = "seat", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for seat.
      */
     public com.google.protobuf.ByteString
@@ -1400,7 +1400,7 @@ private static final long serialVersionUID = 0L;
      * The seat (role slot) that did the work (at most 64 characters).
      * </pre>
      *
-     * <code>string seat = 3 [json_name = "seat"];</code>
+     * <code>string seat = 3 [json_name = "seat", (.kxm.v1.limits) = { ... }</code>
      * @param value The seat to set.
      * @return This builder for chaining.
      */
@@ -1417,7 +1417,7 @@ private static final long serialVersionUID = 0L;
      * The seat (role slot) that did the work (at most 64 characters).
      * </pre>
      *
-     * <code>string seat = 3 [json_name = "seat"];</code>
+     * <code>string seat = 3 [json_name = "seat", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearSeat() {
@@ -1431,7 +1431,7 @@ private static final long serialVersionUID = 0L;
      * The seat (role slot) that did the work (at most 64 characters).
      * </pre>
      *
-     * <code>string seat = 3 [json_name = "seat"];</code>
+     * <code>string seat = 3 [json_name = "seat", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for seat to set.
      * @return This builder for chaining.
      */
@@ -1451,7 +1451,7 @@ private static final long serialVersionUID = 0L;
      * The workflow run id (at most 128 characters).
      * </pre>
      *
-     * <code>string run_id = 4 [json_name = "runId"];</code>
+     * <code>string run_id = 4 [json_name = "runId", (.kxm.v1.limits) = { ... }</code>
      * @return The runId.
      */
     public java.lang.String getRunId() {
@@ -1471,7 +1471,7 @@ private static final long serialVersionUID = 0L;
      * The workflow run id (at most 128 characters).
      * </pre>
      *
-     * <code>string run_id = 4 [json_name = "runId"];</code>
+     * <code>string run_id = 4 [json_name = "runId", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for runId.
      */
     public com.google.protobuf.ByteString
@@ -1492,7 +1492,7 @@ private static final long serialVersionUID = 0L;
      * The workflow run id (at most 128 characters).
      * </pre>
      *
-     * <code>string run_id = 4 [json_name = "runId"];</code>
+     * <code>string run_id = 4 [json_name = "runId", (.kxm.v1.limits) = { ... }</code>
      * @param value The runId to set.
      * @return This builder for chaining.
      */
@@ -1509,7 +1509,7 @@ private static final long serialVersionUID = 0L;
      * The workflow run id (at most 128 characters).
      * </pre>
      *
-     * <code>string run_id = 4 [json_name = "runId"];</code>
+     * <code>string run_id = 4 [json_name = "runId", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearRunId() {
@@ -1523,7 +1523,7 @@ private static final long serialVersionUID = 0L;
      * The workflow run id (at most 128 characters).
      * </pre>
      *
-     * <code>string run_id = 4 [json_name = "runId"];</code>
+     * <code>string run_id = 4 [json_name = "runId", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for runId to set.
      * @return This builder for chaining.
      */
@@ -1543,7 +1543,7 @@ private static final long serialVersionUID = 0L;
      * The stage id (at most 128 characters).
      * </pre>
      *
-     * <code>string stage_id = 5 [json_name = "stageId"];</code>
+     * <code>string stage_id = 5 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
      * @return The stageId.
      */
     public java.lang.String getStageId() {
@@ -1563,7 +1563,7 @@ private static final long serialVersionUID = 0L;
      * The stage id (at most 128 characters).
      * </pre>
      *
-     * <code>string stage_id = 5 [json_name = "stageId"];</code>
+     * <code>string stage_id = 5 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for stageId.
      */
     public com.google.protobuf.ByteString
@@ -1584,7 +1584,7 @@ private static final long serialVersionUID = 0L;
      * The stage id (at most 128 characters).
      * </pre>
      *
-     * <code>string stage_id = 5 [json_name = "stageId"];</code>
+     * <code>string stage_id = 5 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
      * @param value The stageId to set.
      * @return This builder for chaining.
      */
@@ -1601,7 +1601,7 @@ private static final long serialVersionUID = 0L;
      * The stage id (at most 128 characters).
      * </pre>
      *
-     * <code>string stage_id = 5 [json_name = "stageId"];</code>
+     * <code>string stage_id = 5 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearStageId() {
@@ -1615,7 +1615,7 @@ private static final long serialVersionUID = 0L;
      * The stage id (at most 128 characters).
      * </pre>
      *
-     * <code>string stage_id = 5 [json_name = "stageId"];</code>
+     * <code>string stage_id = 5 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for stageId to set.
      * @return This builder for chaining.
      */
@@ -1790,7 +1790,7 @@ private static final long serialVersionUID = 0L;
      * The host the seat ran on (at most 64 characters).
      * </pre>
      *
-     * <code>string host = 7 [json_name = "host"];</code>
+     * <code>string host = 7 [json_name = "host", (.kxm.v1.limits) = { ... }</code>
      * @return The host.
      */
     public java.lang.String getHost() {
@@ -1810,7 +1810,7 @@ private static final long serialVersionUID = 0L;
      * The host the seat ran on (at most 64 characters).
      * </pre>
      *
-     * <code>string host = 7 [json_name = "host"];</code>
+     * <code>string host = 7 [json_name = "host", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for host.
      */
     public com.google.protobuf.ByteString
@@ -1831,7 +1831,7 @@ private static final long serialVersionUID = 0L;
      * The host the seat ran on (at most 64 characters).
      * </pre>
      *
-     * <code>string host = 7 [json_name = "host"];</code>
+     * <code>string host = 7 [json_name = "host", (.kxm.v1.limits) = { ... }</code>
      * @param value The host to set.
      * @return This builder for chaining.
      */
@@ -1848,7 +1848,7 @@ private static final long serialVersionUID = 0L;
      * The host the seat ran on (at most 64 characters).
      * </pre>
      *
-     * <code>string host = 7 [json_name = "host"];</code>
+     * <code>string host = 7 [json_name = "host", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearHost() {
@@ -1862,7 +1862,7 @@ private static final long serialVersionUID = 0L;
      * The host the seat ran on (at most 64 characters).
      * </pre>
      *
-     * <code>string host = 7 [json_name = "host"];</code>
+     * <code>string host = 7 [json_name = "host", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for host to set.
      * @return This builder for chaining.
      */
@@ -1882,7 +1882,7 @@ private static final long serialVersionUID = 0L;
      * The model the seat used (at most 128 characters).
      * </pre>
      *
-     * <code>string model = 8 [json_name = "model"];</code>
+     * <code>string model = 8 [json_name = "model", (.kxm.v1.limits) = { ... }</code>
      * @return The model.
      */
     public java.lang.String getModel() {
@@ -1902,7 +1902,7 @@ private static final long serialVersionUID = 0L;
      * The model the seat used (at most 128 characters).
      * </pre>
      *
-     * <code>string model = 8 [json_name = "model"];</code>
+     * <code>string model = 8 [json_name = "model", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for model.
      */
     public com.google.protobuf.ByteString
@@ -1923,7 +1923,7 @@ private static final long serialVersionUID = 0L;
      * The model the seat used (at most 128 characters).
      * </pre>
      *
-     * <code>string model = 8 [json_name = "model"];</code>
+     * <code>string model = 8 [json_name = "model", (.kxm.v1.limits) = { ... }</code>
      * @param value The model to set.
      * @return This builder for chaining.
      */
@@ -1940,7 +1940,7 @@ private static final long serialVersionUID = 0L;
      * The model the seat used (at most 128 characters).
      * </pre>
      *
-     * <code>string model = 8 [json_name = "model"];</code>
+     * <code>string model = 8 [json_name = "model", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearModel() {
@@ -1954,7 +1954,7 @@ private static final long serialVersionUID = 0L;
      * The model the seat used (at most 128 characters).
      * </pre>
      *
-     * <code>string model = 8 [json_name = "model"];</code>
+     * <code>string model = 8 [json_name = "model", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for model to set.
      * @return This builder for chaining.
      */
@@ -2284,7 +2284,7 @@ private static final long serialVersionUID = 0L;
      * Why the seat escalated (at most 1,024 characters).
      * </pre>
      *
-     * <code>string escalation_reason = 11 [json_name = "escalationReason"];</code>
+     * <code>string escalation_reason = 11 [json_name = "escalationReason", (.kxm.v1.limits) = { ... }</code>
      * @return The escalationReason.
      */
     public java.lang.String getEscalationReason() {
@@ -2304,7 +2304,7 @@ private static final long serialVersionUID = 0L;
      * Why the seat escalated (at most 1,024 characters).
      * </pre>
      *
-     * <code>string escalation_reason = 11 [json_name = "escalationReason"];</code>
+     * <code>string escalation_reason = 11 [json_name = "escalationReason", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for escalationReason.
      */
     public com.google.protobuf.ByteString
@@ -2325,7 +2325,7 @@ private static final long serialVersionUID = 0L;
      * Why the seat escalated (at most 1,024 characters).
      * </pre>
      *
-     * <code>string escalation_reason = 11 [json_name = "escalationReason"];</code>
+     * <code>string escalation_reason = 11 [json_name = "escalationReason", (.kxm.v1.limits) = { ... }</code>
      * @param value The escalationReason to set.
      * @return This builder for chaining.
      */
@@ -2342,7 +2342,7 @@ private static final long serialVersionUID = 0L;
      * Why the seat escalated (at most 1,024 characters).
      * </pre>
      *
-     * <code>string escalation_reason = 11 [json_name = "escalationReason"];</code>
+     * <code>string escalation_reason = 11 [json_name = "escalationReason", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearEscalationReason() {
@@ -2356,7 +2356,7 @@ private static final long serialVersionUID = 0L;
      * Why the seat escalated (at most 1,024 characters).
      * </pre>
      *
-     * <code>string escalation_reason = 11 [json_name = "escalationReason"];</code>
+     * <code>string escalation_reason = 11 [json_name = "escalationReason", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for escalationReason to set.
      * @return This builder for chaining.
      */
@@ -2376,7 +2376,7 @@ private static final long serialVersionUID = 0L;
      * The auditor's ruling on an escalation (at most 2,048 characters).
      * </pre>
      *
-     * <code>string ruling = 12 [json_name = "ruling"];</code>
+     * <code>string ruling = 12 [json_name = "ruling", (.kxm.v1.limits) = { ... }</code>
      * @return The ruling.
      */
     public java.lang.String getRuling() {
@@ -2396,7 +2396,7 @@ private static final long serialVersionUID = 0L;
      * The auditor's ruling on an escalation (at most 2,048 characters).
      * </pre>
      *
-     * <code>string ruling = 12 [json_name = "ruling"];</code>
+     * <code>string ruling = 12 [json_name = "ruling", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for ruling.
      */
     public com.google.protobuf.ByteString
@@ -2417,7 +2417,7 @@ private static final long serialVersionUID = 0L;
      * The auditor's ruling on an escalation (at most 2,048 characters).
      * </pre>
      *
-     * <code>string ruling = 12 [json_name = "ruling"];</code>
+     * <code>string ruling = 12 [json_name = "ruling", (.kxm.v1.limits) = { ... }</code>
      * @param value The ruling to set.
      * @return This builder for chaining.
      */
@@ -2434,7 +2434,7 @@ private static final long serialVersionUID = 0L;
      * The auditor's ruling on an escalation (at most 2,048 characters).
      * </pre>
      *
-     * <code>string ruling = 12 [json_name = "ruling"];</code>
+     * <code>string ruling = 12 [json_name = "ruling", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearRuling() {
@@ -2448,7 +2448,7 @@ private static final long serialVersionUID = 0L;
      * The auditor's ruling on an escalation (at most 2,048 characters).
      * </pre>
      *
-     * <code>string ruling = 12 [json_name = "ruling"];</code>
+     * <code>string ruling = 12 [json_name = "ruling", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for ruling to set.
      * @return This builder for chaining.
      */

@@ -54,7 +54,7 @@ public interface TerminalReceiptOrBuilder extends
    * The seat (role slot) that did the work (at most 64 characters).
    * </pre>
    *
-   * <code>string seat = 3 [json_name = "seat"];</code>
+   * <code>string seat = 3 [json_name = "seat", (.kxm.v1.limits) = { ... }</code>
    * @return The seat.
    */
   java.lang.String getSeat();
@@ -63,7 +63,7 @@ public interface TerminalReceiptOrBuilder extends
    * The seat (role slot) that did the work (at most 64 characters).
    * </pre>
    *
-   * <code>string seat = 3 [json_name = "seat"];</code>
+   * <code>string seat = 3 [json_name = "seat", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for seat.
    */
   com.google.protobuf.ByteString
@@ -74,7 +74,7 @@ public interface TerminalReceiptOrBuilder extends
    * The workflow run id (at most 128 characters).
    * </pre>
    *
-   * <code>string run_id = 4 [json_name = "runId"];</code>
+   * <code>string run_id = 4 [json_name = "runId", (.kxm.v1.limits) = { ... }</code>
    * @return The runId.
    */
   java.lang.String getRunId();
@@ -83,7 +83,7 @@ public interface TerminalReceiptOrBuilder extends
    * The workflow run id (at most 128 characters).
    * </pre>
    *
-   * <code>string run_id = 4 [json_name = "runId"];</code>
+   * <code>string run_id = 4 [json_name = "runId", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for runId.
    */
   com.google.protobuf.ByteString
@@ -94,7 +94,7 @@ public interface TerminalReceiptOrBuilder extends
    * The stage id (at most 128 characters).
    * </pre>
    *
-   * <code>string stage_id = 5 [json_name = "stageId"];</code>
+   * <code>string stage_id = 5 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
    * @return The stageId.
    */
   java.lang.String getStageId();
@@ -103,7 +103,7 @@ public interface TerminalReceiptOrBuilder extends
    * The stage id (at most 128 characters).
    * </pre>
    *
-   * <code>string stage_id = 5 [json_name = "stageId"];</code>
+   * <code>string stage_id = 5 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for stageId.
    */
   com.google.protobuf.ByteString
@@ -141,7 +141,7 @@ public interface TerminalReceiptOrBuilder extends
    * The host the seat ran on (at most 64 characters).
    * </pre>
    *
-   * <code>string host = 7 [json_name = "host"];</code>
+   * <code>string host = 7 [json_name = "host", (.kxm.v1.limits) = { ... }</code>
    * @return The host.
    */
   java.lang.String getHost();
@@ -150,7 +150,7 @@ public interface TerminalReceiptOrBuilder extends
    * The host the seat ran on (at most 64 characters).
    * </pre>
    *
-   * <code>string host = 7 [json_name = "host"];</code>
+   * <code>string host = 7 [json_name = "host", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for host.
    */
   com.google.protobuf.ByteString
@@ -161,7 +161,7 @@ public interface TerminalReceiptOrBuilder extends
    * The model the seat used (at most 128 characters).
    * </pre>
    *
-   * <code>string model = 8 [json_name = "model"];</code>
+   * <code>string model = 8 [json_name = "model", (.kxm.v1.limits) = { ... }</code>
    * @return The model.
    */
   java.lang.String getModel();
@@ -170,7 +170,7 @@ public interface TerminalReceiptOrBuilder extends
    * The model the seat used (at most 128 characters).
    * </pre>
    *
-   * <code>string model = 8 [json_name = "model"];</code>
+   * <code>string model = 8 [json_name = "model", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for model.
    */
   com.google.protobuf.ByteString
@@ -235,7 +235,7 @@ public interface TerminalReceiptOrBuilder extends
    * Why the seat escalated (at most 1,024 characters).
    * </pre>
    *
-   * <code>string escalation_reason = 11 [json_name = "escalationReason"];</code>
+   * <code>string escalation_reason = 11 [json_name = "escalationReason", (.kxm.v1.limits) = { ... }</code>
    * @return The escalationReason.
    */
   java.lang.String getEscalationReason();
@@ -244,7 +244,7 @@ public interface TerminalReceiptOrBuilder extends
    * Why the seat escalated (at most 1,024 characters).
    * </pre>
    *
-   * <code>string escalation_reason = 11 [json_name = "escalationReason"];</code>
+   * <code>string escalation_reason = 11 [json_name = "escalationReason", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for escalationReason.
    */
   com.google.protobuf.ByteString
@@ -255,7 +255,7 @@ public interface TerminalReceiptOrBuilder extends
    * The auditor's ruling on an escalation (at most 2,048 characters).
    * </pre>
    *
-   * <code>string ruling = 12 [json_name = "ruling"];</code>
+   * <code>string ruling = 12 [json_name = "ruling", (.kxm.v1.limits) = { ... }</code>
    * @return The ruling.
    */
   java.lang.String getRuling();
@@ -264,7 +264,7 @@ public interface TerminalReceiptOrBuilder extends
    * The auditor's ruling on an escalation (at most 2,048 characters).
    * </pre>
    *
-   * <code>string ruling = 12 [json_name = "ruling"];</code>
+   * <code>string ruling = 12 [json_name = "ruling", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for ruling.
    */
   com.google.protobuf.ByteString

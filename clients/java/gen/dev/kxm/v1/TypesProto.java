@@ -86,103 +86,106 @@ public final class TypesProto extends com.google.protobuf.GeneratedFile {
   static {
     java.lang.String[] descriptorData = {
       "\n\022kxm/v1/types.proto\022\006kxm.v1\032\037google/pro" +
-      "tobuf/timestamp.proto\"\322\003\n\005Agent\022\016\n\002id\030\001 " +
-      "\001(\tR\002id\022\030\n\007project\030\002 \001(\tR\007project\022\022\n\004nam" +
-      "e\030\003 \001(\tR\004name\022\030\n\007purpose\030\004 \001(\tR\007purpose\022" +
-      "\024\n\005model\030\005 \001(\tR\005model\022\022\n\004host\030\006 \001(\tR\004hos" +
-      "t\022=\n\014connect_time\030\007 \001(\0132\032.google.protobu" +
-      "f.TimestampR\013connectTime\022@\n\016last_seen_ti" +
-      "me\030\010 \001(\0132\032.google.protobuf.TimestampR\014la" +
-      "stSeenTime\022J\n\021lease_expire_time\030\t \001(\0132\032." +
-      "google.protobuf.TimestampB\002\030\001R\017leaseExpi" +
-      "reTime\022,\n\010presence\030\n \001(\0162\020.kxm.v1.Presen" +
-      "ceR\010presence\022L\n\024presence_expire_time\030\013 \001" +
-      "(\0132\032.google.protobuf.TimestampR\022presence" +
-      "ExpireTime\"\215\001\n\026WorkflowMessageContext\022\025\n" +
-      "\006run_id\030\001 \001(\tR\005runId\022\031\n\010stage_id\030\002 \001(\tR\007" +
-      "stageId\022\'\n\017requirement_key\030\003 \001(\tR\016requir" +
-      "ementKey\022\030\n\007attempt\030\004 \001(\005R\007attempt\"^\n\005Re" +
-      "ply\022\030\n\007content\030\001 \001(\tR\007content\022;\n\013create_" +
-      "time\030\002 \001(\0132\032.google.protobuf.TimestampR\n" +
-      "createTime\"\331\006\n\007Message\022\016\n\002id\030\001 \001(\tR\002id\022\030" +
-      "\n\007project\030\002 \001(\tR\007project\022\"\n\rfrom_agent_i" +
-      "d\030\003 \001(\tR\013fromAgentId\022&\n\017from_agent_name\030" +
-      "\004 \001(\tR\rfromAgentName\022\036\n\013to_agent_id\030\005 \001(" +
-      "\tR\ttoAgentId\022\"\n\rto_agent_name\030\006 \001(\tR\013toA" +
-      "gentName\022\030\n\007content\030\007 \001(\tR\007content\022,\n\010de" +
-      "livery\030\010 \001(\0162\020.kxm.v1.DeliveryR\010delivery" +
-      "\022\022\n\004hops\030\t \001(\005R\004hops\022\031\n\010max_hops\030\n \001(\005R\007" +
-      "maxHops\022%\n\016correlation_id\030\013 \001(\tR\rcorrela" +
-      "tionId\022\031\n\010reply_to\030\014 \001(\tR\007replyTo\022\'\n\017ide" +
-      "mpotency_key\030\r \001(\tR\016idempotencyKey\022\020\n\003se" +
-      "q\030\016 \001(\004R\003seq\022I\n\020workflow_context\030\017 \001(\0132\036" +
-      ".kxm.v1.WorkflowMessageContextR\017workflow" +
-      "Context\022;\n\013create_time\030\020 \001(\0132\032.google.pr" +
-      "otobuf.TimestampR\ncreateTime\022;\n\013expire_t" +
-      "ime\030\021 \001(\0132\032.google.protobuf.TimestampR\ne" +
-      "xpireTime\022=\n\014deliver_time\030\022 \001(\0132\032.google" +
-      ".protobuf.TimestampR\013deliverTime\0225\n\010end_" +
-      "time\030\023 \001(\0132\032.google.protobuf.TimestampR\007" +
-      "endTime\022*\n\005state\030\024 \001(\0162\024.kxm.v1.MessageS" +
-      "tateR\005state\022#\n\005reply\030\025 \001(\0132\r.kxm.v1.Repl" +
-      "yR\005reply\022\024\n\005error\030\026 \001(\tR\005error\"\276\002\n\005Lease" +
-      "\022\030\n\007project\030\001 \001(\tR\007project\022\022\n\004name\030\002 \001(\t" +
-      "R\004name\022&\n\017holder_agent_id\030\003 \001(\tR\rholderA" +
-      "gentId\022*\n\021holder_agent_name\030\004 \001(\tR\017holde" +
-      "rAgentName\022#\n\rfencing_token\030\005 \001(\004R\014fenci" +
-      "ngToken\022=\n\014acquire_time\030\006 \001(\0132\032.google.p" +
-      "rotobuf.TimestampR\013acquireTime\022;\n\013expire" +
-      "_time\030\007 \001(\0132\032.google.protobuf.TimestampR" +
-      "\nexpireTime\022\022\n\004live\030\010 \001(\010R\004live\"\237\003\n\007Runt" +
-      "ime\022\016\n\002id\030\001 \001(\tR\002id\022\030\n\007project\030\002 \001(\tR\007pr" +
-      "oject\022\022\n\004host\030\003 \001(\tR\004host\022?\n\rregister_ti" +
-      "me\030\004 \001(\0132\032.google.protobuf.TimestampR\014re" +
-      "gisterTime\022A\n\016heartbeat_time\030\005 \001(\0132\032.goo" +
-      "gle.protobuf.TimestampR\rheartbeatTime\022J\n" +
-      "\021lease_expire_time\030\006 \001(\0132\032.google.protob" +
-      "uf.TimestampB\002\030\001R\017leaseExpireTime\0228\n\010pre" +
-      "sence\030\007 \001(\0162\034.kxm.v1.RuntimePresenceStat" +
-      "eR\010presence\022L\n\024presence_expire_time\030\010 \001(" +
-      "\0132\032.google.protobuf.TimestampR\022presenceE" +
-      "xpireTime\"\242\001\n\007Project\022\022\n\004name\030\001 \001(\tR\004nam" +
-      "e\022;\n\013create_time\030\002 \001(\0132\032.google.protobuf" +
-      ".TimestampR\ncreateTime\022F\n\021token_rotate_t" +
-      "ime\030\003 \001(\0132\032.google.protobuf.TimestampR\017t" +
-      "okenRotateTime\"\230\001\n\010Operator\022\022\n\004name\030\001 \001(" +
-      "\tR\004name\022;\n\013create_time\030\002 \001(\0132\032.google.pr" +
-      "otobuf.TimestampR\ncreateTime\022;\n\013revoke_t" +
-      "ime\030\003 \001(\0132\032.google.protobuf.TimestampR\nr" +
-      "evokeTime\"\242\002\n\013AuditRecord\022\016\n\002id\030\001 \001(\tR\002i" +
-      "d\022;\n\013create_time\030\002 \001(\0132\032.google.protobuf" +
-      ".TimestampR\ncreateTime\022\032\n\010operator\030\003 \001(\t" +
-      "R\010operator\022\026\n\006action\030\004 \001(\tR\006action\022\026\n\006ta" +
-      "rget\030\005 \001(\tR\006target\022=\n\010metadata\030\006 \003(\0132!.k" +
-      "xm.v1.AuditRecord.MetadataEntryR\010metadat" +
-      "a\032;\n\rMetadataEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005" +
-      "value\030\002 \001(\tR\005value:\0028\001*c\n\010Presence\022\030\n\024PR" +
-      "ESENCE_UNSPECIFIED\020\000\022\023\n\017PRESENCE_ONLINE\020" +
-      "\001\022\022\n\016PRESENCE_STALE\020\002\022\024\n\020PRESENCE_OFFLIN" +
-      "E\020\003*h\n\010Delivery\022\030\n\024DELIVERY_UNSPECIFIED\020" +
-      "\000\022\022\n\016DELIVERY_STEER\020\001\022\026\n\022DELIVERY_FOLLOW" +
-      "_UP\020\002\022\026\n\022DELIVERY_NEXT_TURN\020\003*\320\001\n\014Messag" +
-      "eState\022\035\n\031MESSAGE_STATE_UNSPECIFIED\020\000\022\030\n" +
-      "\024MESSAGE_STATE_QUEUED\020\001\022\033\n\027MESSAGE_STATE" +
-      "_DELIVERED\020\002\022\031\n\025MESSAGE_STATE_REPLIED\020\003\022" +
-      "\033\n\027MESSAGE_STATE_CANCELLED\020\004\022\031\n\025MESSAGE_" +
-      "STATE_EXPIRED\020\005\022\027\n\023MESSAGE_STATE_ERROR\020\006" +
-      "*\251\001\n\024RuntimePresenceState\022&\n\"RUNTIME_PRE" +
-      "SENCE_STATE_UNSPECIFIED\020\000\022!\n\035RUNTIME_PRE" +
-      "SENCE_STATE_ONLINE\020\001\022\"\n\036RUNTIME_PRESENCE" +
-      "_STATE_EXPIRED\020\002\022\"\n\036RUNTIME_PRESENCE_STA" +
-      "TE_UNKNOWN\020\003Bz\n\ndev.kxm.v1B\nTypesProtoP\001" +
-      "Z\'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv" +
-      "1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMe" +
-      "tadata\352\002\007Kxm::V1b\006proto3"
+      "tobuf/timestamp.proto\032\024kxm/v1/options.pr" +
+      "oto\"\322\003\n\005Agent\022\016\n\002id\030\001 \001(\tR\002id\022\030\n\007project" +
+      "\030\002 \001(\tR\007project\022\022\n\004name\030\003 \001(\tR\004name\022\030\n\007p" +
+      "urpose\030\004 \001(\tR\007purpose\022\024\n\005model\030\005 \001(\tR\005mo" +
+      "del\022\022\n\004host\030\006 \001(\tR\004host\022=\n\014connect_time\030" +
+      "\007 \001(\0132\032.google.protobuf.TimestampR\013conne" +
+      "ctTime\022@\n\016last_seen_time\030\010 \001(\0132\032.google." +
+      "protobuf.TimestampR\014lastSeenTime\022J\n\021leas" +
+      "e_expire_time\030\t \001(\0132\032.google.protobuf.Ti" +
+      "mestampB\002\030\001R\017leaseExpireTime\022,\n\010presence" +
+      "\030\n \001(\0162\020.kxm.v1.PresenceR\010presence\022L\n\024pr" +
+      "esence_expire_time\030\013 \001(\0132\032.google.protob" +
+      "uf.TimestampR\022presenceExpireTime\"\260\001\n\026Wor" +
+      "kflowMessageContext\022\035\n\006run_id\030\001 \001(\tB\006\362\340\030" +
+      "\002\010PR\005runId\022!\n\010stage_id\030\002 \001(\tB\006\362\340\030\002\010@R\007st" +
+      "ageId\0220\n\017requirement_key\030\003 \001(\tB\007\362\340\030\003\010\200\001R" +
+      "\016requirementKey\022\"\n\007attempt\030\004 \001(\005B\010\362\340\030\004\030\001" +
+      " \024R\007attempt\"^\n\005Reply\022\030\n\007content\030\001 \001(\tR\007c" +
+      "ontent\022;\n\013create_time\030\002 \001(\0132\032.google.pro" +
+      "tobuf.TimestampR\ncreateTime\"\331\006\n\007Message\022" +
+      "\016\n\002id\030\001 \001(\tR\002id\022\030\n\007project\030\002 \001(\tR\007projec" +
+      "t\022\"\n\rfrom_agent_id\030\003 \001(\tR\013fromAgentId\022&\n" +
+      "\017from_agent_name\030\004 \001(\tR\rfromAgentName\022\036\n" +
+      "\013to_agent_id\030\005 \001(\tR\ttoAgentId\022\"\n\rto_agen" +
+      "t_name\030\006 \001(\tR\013toAgentName\022\030\n\007content\030\007 \001" +
+      "(\tR\007content\022,\n\010delivery\030\010 \001(\0162\020.kxm.v1.D" +
+      "eliveryR\010delivery\022\022\n\004hops\030\t \001(\005R\004hops\022\031\n" +
+      "\010max_hops\030\n \001(\005R\007maxHops\022%\n\016correlation_" +
+      "id\030\013 \001(\tR\rcorrelationId\022\031\n\010reply_to\030\014 \001(" +
+      "\tR\007replyTo\022\'\n\017idempotency_key\030\r \001(\tR\016ide" +
+      "mpotencyKey\022\020\n\003seq\030\016 \001(\004R\003seq\022I\n\020workflo" +
+      "w_context\030\017 \001(\0132\036.kxm.v1.WorkflowMessage" +
+      "ContextR\017workflowContext\022;\n\013create_time\030" +
+      "\020 \001(\0132\032.google.protobuf.TimestampR\ncreat" +
+      "eTime\022;\n\013expire_time\030\021 \001(\0132\032.google.prot" +
+      "obuf.TimestampR\nexpireTime\022=\n\014deliver_ti" +
+      "me\030\022 \001(\0132\032.google.protobuf.TimestampR\013de" +
+      "liverTime\0225\n\010end_time\030\023 \001(\0132\032.google.pro" +
+      "tobuf.TimestampR\007endTime\022*\n\005state\030\024 \001(\0162" +
+      "\024.kxm.v1.MessageStateR\005state\022#\n\005reply\030\025 " +
+      "\001(\0132\r.kxm.v1.ReplyR\005reply\022\024\n\005error\030\026 \001(\t" +
+      "R\005error\"\276\002\n\005Lease\022\030\n\007project\030\001 \001(\tR\007proj" +
+      "ect\022\022\n\004name\030\002 \001(\tR\004name\022&\n\017holder_agent_" +
+      "id\030\003 \001(\tR\rholderAgentId\022*\n\021holder_agent_" +
+      "name\030\004 \001(\tR\017holderAgentName\022#\n\rfencing_t" +
+      "oken\030\005 \001(\004R\014fencingToken\022=\n\014acquire_time" +
+      "\030\006 \001(\0132\032.google.protobuf.TimestampR\013acqu" +
+      "ireTime\022;\n\013expire_time\030\007 \001(\0132\032.google.pr" +
+      "otobuf.TimestampR\nexpireTime\022\022\n\004live\030\010 \001" +
+      "(\010R\004live\"\237\003\n\007Runtime\022\016\n\002id\030\001 \001(\tR\002id\022\030\n\007" +
+      "project\030\002 \001(\tR\007project\022\022\n\004host\030\003 \001(\tR\004ho" +
+      "st\022?\n\rregister_time\030\004 \001(\0132\032.google.proto" +
+      "buf.TimestampR\014registerTime\022A\n\016heartbeat" +
+      "_time\030\005 \001(\0132\032.google.protobuf.TimestampR" +
+      "\rheartbeatTime\022J\n\021lease_expire_time\030\006 \001(" +
+      "\0132\032.google.protobuf.TimestampB\002\030\001R\017lease" +
+      "ExpireTime\0228\n\010presence\030\007 \001(\0162\034.kxm.v1.Ru" +
+      "ntimePresenceStateR\010presence\022L\n\024presence" +
+      "_expire_time\030\010 \001(\0132\032.google.protobuf.Tim" +
+      "estampR\022presenceExpireTime\"\242\001\n\007Project\022\022" +
+      "\n\004name\030\001 \001(\tR\004name\022;\n\013create_time\030\002 \001(\0132" +
+      "\032.google.protobuf.TimestampR\ncreateTime\022" +
+      "F\n\021token_rotate_time\030\003 \001(\0132\032.google.prot" +
+      "obuf.TimestampR\017tokenRotateTime\"\230\001\n\010Oper" +
+      "ator\022\022\n\004name\030\001 \001(\tR\004name\022;\n\013create_time\030" +
+      "\002 \001(\0132\032.google.protobuf.TimestampR\ncreat" +
+      "eTime\022;\n\013revoke_time\030\003 \001(\0132\032.google.prot" +
+      "obuf.TimestampR\nrevokeTime\"\242\002\n\013AuditReco" +
+      "rd\022\016\n\002id\030\001 \001(\tR\002id\022;\n\013create_time\030\002 \001(\0132" +
+      "\032.google.protobuf.TimestampR\ncreateTime\022" +
+      "\032\n\010operator\030\003 \001(\tR\010operator\022\026\n\006action\030\004 " +
+      "\001(\tR\006action\022\026\n\006target\030\005 \001(\tR\006target\022=\n\010m" +
+      "etadata\030\006 \003(\0132!.kxm.v1.AuditRecord.Metad" +
+      "ataEntryR\010metadata\032;\n\rMetadataEntry\022\020\n\003k" +
+      "ey\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001*" +
+      "c\n\010Presence\022\030\n\024PRESENCE_UNSPECIFIED\020\000\022\023\n" +
+      "\017PRESENCE_ONLINE\020\001\022\022\n\016PRESENCE_STALE\020\002\022\024" +
+      "\n\020PRESENCE_OFFLINE\020\003*h\n\010Delivery\022\030\n\024DELI" +
+      "VERY_UNSPECIFIED\020\000\022\022\n\016DELIVERY_STEER\020\001\022\026" +
+      "\n\022DELIVERY_FOLLOW_UP\020\002\022\026\n\022DELIVERY_NEXT_" +
+      "TURN\020\003*\320\001\n\014MessageState\022\035\n\031MESSAGE_STATE" +
+      "_UNSPECIFIED\020\000\022\030\n\024MESSAGE_STATE_QUEUED\020\001" +
+      "\022\033\n\027MESSAGE_STATE_DELIVERED\020\002\022\031\n\025MESSAGE" +
+      "_STATE_REPLIED\020\003\022\033\n\027MESSAGE_STATE_CANCEL" +
+      "LED\020\004\022\031\n\025MESSAGE_STATE_EXPIRED\020\005\022\027\n\023MESS" +
+      "AGE_STATE_ERROR\020\006*\251\001\n\024RuntimePresenceSta" +
+      "te\022&\n\"RUNTIME_PRESENCE_STATE_UNSPECIFIED" +
+      "\020\000\022!\n\035RUNTIME_PRESENCE_STATE_ONLINE\020\001\022\"\n" +
+      "\036RUNTIME_PRESENCE_STATE_EXPIRED\020\002\022\"\n\036RUN" +
+      "TIME_PRESENCE_STATE_UNKNOWN\020\003Bz\n\ndev.kxm" +
+      ".v1B\nTypesProtoP\001Z\'kxm.dev/hub/clients/g" +
+      "o/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\" +
+      "V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto" +
+      "3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
         new com.google.protobuf.Descriptors.FileDescriptor[] {
           com.google.protobuf.TimestampProto.getDescriptor(),
+          dev.kxm.v1.OptionsProto.getDescriptor(),
         });
     internal_static_kxm_v1_Agent_descriptor =
       getDescriptor().getMessageType(0);
@@ -246,6 +249,12 @@ public final class TypesProto extends com.google.protobuf.GeneratedFile {
         new java.lang.String[] { "Key", "Value", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.TimestampProto.getDescriptor();
+    dev.kxm.v1.OptionsProto.getDescriptor();
+    com.google.protobuf.ExtensionRegistry registry =
+        com.google.protobuf.ExtensionRegistry.newInstance();
+    registry.add(dev.kxm.v1.OptionsProto.limits);
+    com.google.protobuf.Descriptors.FileDescriptor
+        .internalUpdateFileDescriptor(descriptor, registry);
   }
 
   // @@protoc_insertion_point(outer_class_scope)

@@ -111,7 +111,7 @@ private static final long serialVersionUID = 0L;
    *
    * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout", deprecated = true];</code>
    * @deprecated kxm.v1.WaitMessageRequest.timeout is deprecated.
-   *     See kxm/v1/message_service.proto;l=333
+   *     See kxm/v1/message_service.proto;l=345
    * @return Whether the timeout field is set.
    */
   @java.lang.Override
@@ -126,7 +126,7 @@ private static final long serialVersionUID = 0L;
    *
    * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout", deprecated = true];</code>
    * @deprecated kxm.v1.WaitMessageRequest.timeout is deprecated.
-   *     See kxm/v1/message_service.proto;l=333
+   *     See kxm/v1/message_service.proto;l=345
    * @return The timeout.
    */
   @java.lang.Override
@@ -153,7 +153,7 @@ private static final long serialVersionUID = 0L;
    * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
    * </pre>
    *
-   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
    * @return Whether the wait field is set.
    */
   @java.lang.Override
@@ -165,7 +165,7 @@ private static final long serialVersionUID = 0L;
    * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
    * </pre>
    *
-   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
    * @return The wait.
    */
   @java.lang.Override
@@ -177,7 +177,7 @@ private static final long serialVersionUID = 0L;
    * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
    * </pre>
    *
-   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
    */
   @java.lang.Override
   public com.google.protobuf.DurationOrBuilder getWaitOrBuilder() {
@@ -670,7 +670,7 @@ private static final long serialVersionUID = 0L;
      *
      * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout", deprecated = true];</code>
      * @deprecated kxm.v1.WaitMessageRequest.timeout is deprecated.
-     *     See kxm/v1/message_service.proto;l=333
+     *     See kxm/v1/message_service.proto;l=345
      * @return Whether the timeout field is set.
      */
     @java.lang.Deprecated public boolean hasTimeout() {
@@ -684,7 +684,7 @@ private static final long serialVersionUID = 0L;
      *
      * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout", deprecated = true];</code>
      * @deprecated kxm.v1.WaitMessageRequest.timeout is deprecated.
-     *     See kxm/v1/message_service.proto;l=333
+     *     See kxm/v1/message_service.proto;l=345
      * @return The timeout.
      */
     @java.lang.Deprecated public com.google.protobuf.Duration getTimeout() {
@@ -835,7 +835,7 @@ private static final long serialVersionUID = 0L;
      * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      * @return Whether the wait field is set.
      */
     public boolean hasWait() {
@@ -846,7 +846,7 @@ private static final long serialVersionUID = 0L;
      * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      * @return The wait.
      */
     public com.google.protobuf.Duration getWait() {
@@ -861,7 +861,7 @@ private static final long serialVersionUID = 0L;
      * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder setWait(com.google.protobuf.Duration value) {
       if (waitBuilder_ == null) {
@@ -879,7 +879,7 @@ private static final long serialVersionUID = 0L;
      * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder setWait(
         com.google.protobuf.Duration.Builder builderForValue) {
@@ -897,7 +897,7 @@ private static final long serialVersionUID = 0L;
      * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder mergeWait(com.google.protobuf.Duration value) {
       if (waitBuilder_ == null) {
@@ -922,7 +922,7 @@ private static final long serialVersionUID = 0L;
      * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     public Builder clearWait() {
       bitField0_ = (bitField0_ & ~0x00000004);
@@ -939,7 +939,7 @@ private static final long serialVersionUID = 0L;
      * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     public com.google.protobuf.Duration.Builder getWaitBuilder() {
       bitField0_ |= 0x00000004;
@@ -951,7 +951,7 @@ private static final long serialVersionUID = 0L;
      * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     public com.google.protobuf.DurationOrBuilder getWaitOrBuilder() {
       if (waitBuilder_ != null) {
@@ -966,7 +966,7 @@ private static final long serialVersionUID = 0L;
      * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
      * </pre>
      *
-     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
      */
     private com.google.protobuf.SingleFieldBuilder<
         com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> 

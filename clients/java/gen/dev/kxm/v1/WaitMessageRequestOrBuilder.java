@@ -38,7 +38,7 @@ public interface WaitMessageRequestOrBuilder extends
    *
    * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout", deprecated = true];</code>
    * @deprecated kxm.v1.WaitMessageRequest.timeout is deprecated.
-   *     See kxm/v1/message_service.proto;l=333
+   *     See kxm/v1/message_service.proto;l=345
    * @return Whether the timeout field is set.
    */
   @java.lang.Deprecated boolean hasTimeout();
@@ -50,7 +50,7 @@ public interface WaitMessageRequestOrBuilder extends
    *
    * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout", deprecated = true];</code>
    * @deprecated kxm.v1.WaitMessageRequest.timeout is deprecated.
-   *     See kxm/v1/message_service.proto;l=333
+   *     See kxm/v1/message_service.proto;l=345
    * @return The timeout.
    */
   @java.lang.Deprecated com.google.protobuf.Duration getTimeout();
@@ -69,7 +69,7 @@ public interface WaitMessageRequestOrBuilder extends
    * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
    * </pre>
    *
-   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
    * @return Whether the wait field is set.
    */
   boolean hasWait();
@@ -78,7 +78,7 @@ public interface WaitMessageRequestOrBuilder extends
    * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
    * </pre>
    *
-   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
    * @return The wait.
    */
   com.google.protobuf.Duration getWait();
@@ -87,7 +87,7 @@ public interface WaitMessageRequestOrBuilder extends
    * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
    * </pre>
    *
-   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait", (.kxm.v1.limits) = { ... }</code>
    */
   com.google.protobuf.DurationOrBuilder getWaitOrBuilder();
 }

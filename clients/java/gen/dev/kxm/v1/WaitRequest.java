@@ -174,7 +174,7 @@ private static final long serialVersionUID = 0L;
    * Required. `[A-Za-z0-9][A-Za-z0-9._:-]*`, at most 128 characters.
    * </pre>
    *
-   * <code>string signal_key = 3 [json_name = "signalKey"];</code>
+   * <code>string signal_key = 3 [json_name = "signalKey", (.kxm.v1.limits) = { ... }</code>
    * @return The signalKey.
    */
   @java.lang.Override
@@ -195,7 +195,7 @@ private static final long serialVersionUID = 0L;
    * Required. `[A-Za-z0-9][A-Za-z0-9._:-]*`, at most 128 characters.
    * </pre>
    *
-   * <code>string signal_key = 3 [json_name = "signalKey"];</code>
+   * <code>string signal_key = 3 [json_name = "signalKey", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for signalKey.
    */
   @java.lang.Override
@@ -221,7 +221,7 @@ private static final long serialVersionUID = 0L;
    * What it waits for (at most 4,000 characters).
    * </pre>
    *
-   * <code>string summary = 4 [json_name = "summary"];</code>
+   * <code>string summary = 4 [json_name = "summary", (.kxm.v1.limits) = { ... }</code>
    * @return The summary.
    */
   @java.lang.Override
@@ -242,7 +242,7 @@ private static final long serialVersionUID = 0L;
    * What it waits for (at most 4,000 characters).
    * </pre>
    *
-   * <code>string summary = 4 [json_name = "summary"];</code>
+   * <code>string summary = 4 [json_name = "summary", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for summary.
    */
   @java.lang.Override
@@ -1269,7 +1269,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * Required. `[A-Za-z0-9][A-Za-z0-9._:-]*`, at most 128 characters.
      * </pre>
      *
-     * <code>string signal_key = 3 [json_name = "signalKey"];</code>
+     * <code>string signal_key = 3 [json_name = "signalKey", (.kxm.v1.limits) = { ... }</code>
      * @return The signalKey.
      */
     public java.lang.String getSignalKey() {
@@ -1289,7 +1289,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * Required. `[A-Za-z0-9][A-Za-z0-9._:-]*`, at most 128 characters.
      * </pre>
      *
-     * <code>string signal_key = 3 [json_name = "signalKey"];</code>
+     * <code>string signal_key = 3 [json_name = "signalKey", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for signalKey.
      */
     public com.google.protobuf.ByteString
@@ -1310,7 +1310,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * Required. `[A-Za-z0-9][A-Za-z0-9._:-]*`, at most 128 characters.
      * </pre>
      *
-     * <code>string signal_key = 3 [json_name = "signalKey"];</code>
+     * <code>string signal_key = 3 [json_name = "signalKey", (.kxm.v1.limits) = { ... }</code>
      * @param value The signalKey to set.
      * @return This builder for chaining.
      */
@@ -1327,7 +1327,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * Required. `[A-Za-z0-9][A-Za-z0-9._:-]*`, at most 128 characters.
      * </pre>
      *
-     * <code>string signal_key = 3 [json_name = "signalKey"];</code>
+     * <code>string signal_key = 3 [json_name = "signalKey", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearSignalKey() {
@@ -1341,7 +1341,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * Required. `[A-Za-z0-9][A-Za-z0-9._:-]*`, at most 128 characters.
      * </pre>
      *
-     * <code>string signal_key = 3 [json_name = "signalKey"];</code>
+     * <code>string signal_key = 3 [json_name = "signalKey", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for signalKey to set.
      * @return This builder for chaining.
      */
@@ -1361,7 +1361,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * What it waits for (at most 4,000 characters).
      * </pre>
      *
-     * <code>string summary = 4 [json_name = "summary"];</code>
+     * <code>string summary = 4 [json_name = "summary", (.kxm.v1.limits) = { ... }</code>
      * @return The summary.
      */
     public java.lang.String getSummary() {
@@ -1381,7 +1381,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * What it waits for (at most 4,000 characters).
      * </pre>
      *
-     * <code>string summary = 4 [json_name = "summary"];</code>
+     * <code>string summary = 4 [json_name = "summary", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for summary.
      */
     public com.google.protobuf.ByteString
@@ -1402,7 +1402,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * What it waits for (at most 4,000 characters).
      * </pre>
      *
-     * <code>string summary = 4 [json_name = "summary"];</code>
+     * <code>string summary = 4 [json_name = "summary", (.kxm.v1.limits) = { ... }</code>
      * @param value The summary to set.
      * @return This builder for chaining.
      */
@@ -1419,7 +1419,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * What it waits for (at most 4,000 characters).
      * </pre>
      *
-     * <code>string summary = 4 [json_name = "summary"];</code>
+     * <code>string summary = 4 [json_name = "summary", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearSummary() {
@@ -1433,7 +1433,7 @@ dev.kxm.v1.MessageIds defaultValue) {
      * What it waits for (at most 4,000 characters).
      * </pre>
      *
-     * <code>string summary = 4 [json_name = "summary"];</code>
+     * <code>string summary = 4 [json_name = "summary", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for summary to set.
      * @return This builder for chaining.
      */

@@ -55,7 +55,7 @@ public interface WaitRequestOrBuilder extends
    * Required. `[A-Za-z0-9][A-Za-z0-9._:-]*`, at most 128 characters.
    * </pre>
    *
-   * <code>string signal_key = 3 [json_name = "signalKey"];</code>
+   * <code>string signal_key = 3 [json_name = "signalKey", (.kxm.v1.limits) = { ... }</code>
    * @return The signalKey.
    */
   java.lang.String getSignalKey();
@@ -64,7 +64,7 @@ public interface WaitRequestOrBuilder extends
    * Required. `[A-Za-z0-9][A-Za-z0-9._:-]*`, at most 128 characters.
    * </pre>
    *
-   * <code>string signal_key = 3 [json_name = "signalKey"];</code>
+   * <code>string signal_key = 3 [json_name = "signalKey", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for signalKey.
    */
   com.google.protobuf.ByteString
@@ -75,7 +75,7 @@ public interface WaitRequestOrBuilder extends
    * What it waits for (at most 4,000 characters).
    * </pre>
    *
-   * <code>string summary = 4 [json_name = "summary"];</code>
+   * <code>string summary = 4 [json_name = "summary", (.kxm.v1.limits) = { ... }</code>
    * @return The summary.
    */
   java.lang.String getSummary();
@@ -84,7 +84,7 @@ public interface WaitRequestOrBuilder extends
    * What it waits for (at most 4,000 characters).
    * </pre>
    *
-   * <code>string summary = 4 [json_name = "summary"];</code>
+   * <code>string summary = 4 [json_name = "summary", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for summary.
    */
   com.google.protobuf.ByteString

@@ -64,7 +64,7 @@ private static final long serialVersionUID = 0L;
    * Required. The workflow run id (at most 80 characters).
    * </pre>
    *
-   * <code>string run_id = 1 [json_name = "runId"];</code>
+   * <code>string run_id = 1 [json_name = "runId", (.kxm.v1.limits) = { ... }</code>
    * @return The runId.
    */
   @java.lang.Override
@@ -85,7 +85,7 @@ private static final long serialVersionUID = 0L;
    * Required. The workflow run id (at most 80 characters).
    * </pre>
    *
-   * <code>string run_id = 1 [json_name = "runId"];</code>
+   * <code>string run_id = 1 [json_name = "runId", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for runId.
    */
   @java.lang.Override
@@ -111,7 +111,7 @@ private static final long serialVersionUID = 0L;
    * Required. The stage id within the run (at most 64 characters).
    * </pre>
    *
-   * <code>string stage_id = 2 [json_name = "stageId"];</code>
+   * <code>string stage_id = 2 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
    * @return The stageId.
    */
   @java.lang.Override
@@ -132,7 +132,7 @@ private static final long serialVersionUID = 0L;
    * Required. The stage id within the run (at most 64 characters).
    * </pre>
    *
-   * <code>string stage_id = 2 [json_name = "stageId"];</code>
+   * <code>string stage_id = 2 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for stageId.
    */
   @java.lang.Override
@@ -158,7 +158,7 @@ private static final long serialVersionUID = 0L;
    * Required. The evidence requirement key, canonicalised (trimmed, whitespace collapsed, lowercase; at most 128 characters).
    * </pre>
    *
-   * <code>string requirement_key = 3 [json_name = "requirementKey"];</code>
+   * <code>string requirement_key = 3 [json_name = "requirementKey", (.kxm.v1.limits) = { ... }</code>
    * @return The requirementKey.
    */
   @java.lang.Override
@@ -179,7 +179,7 @@ private static final long serialVersionUID = 0L;
    * Required. The evidence requirement key, canonicalised (trimmed, whitespace collapsed, lowercase; at most 128 characters).
    * </pre>
    *
-   * <code>string requirement_key = 3 [json_name = "requirementKey"];</code>
+   * <code>string requirement_key = 3 [json_name = "requirementKey", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for requirementKey.
    */
   @java.lang.Override
@@ -204,7 +204,7 @@ private static final long serialVersionUID = 0L;
    * Required. The stage attempt this request serves (1 to 20).
    * </pre>
    *
-   * <code>int32 attempt = 4 [json_name = "attempt"];</code>
+   * <code>int32 attempt = 4 [json_name = "attempt", (.kxm.v1.limits) = { ... }</code>
    * @return The attempt.
    */
   @java.lang.Override
@@ -590,7 +590,7 @@ private static final long serialVersionUID = 0L;
      * Required. The workflow run id (at most 80 characters).
      * </pre>
      *
-     * <code>string run_id = 1 [json_name = "runId"];</code>
+     * <code>string run_id = 1 [json_name = "runId", (.kxm.v1.limits) = { ... }</code>
      * @return The runId.
      */
     public java.lang.String getRunId() {
@@ -610,7 +610,7 @@ private static final long serialVersionUID = 0L;
      * Required. The workflow run id (at most 80 characters).
      * </pre>
      *
-     * <code>string run_id = 1 [json_name = "runId"];</code>
+     * <code>string run_id = 1 [json_name = "runId", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for runId.
      */
     public com.google.protobuf.ByteString
@@ -631,7 +631,7 @@ private static final long serialVersionUID = 0L;
      * Required. The workflow run id (at most 80 characters).
      * </pre>
      *
-     * <code>string run_id = 1 [json_name = "runId"];</code>
+     * <code>string run_id = 1 [json_name = "runId", (.kxm.v1.limits) = { ... }</code>
      * @param value The runId to set.
      * @return This builder for chaining.
      */
@@ -648,7 +648,7 @@ private static final long serialVersionUID = 0L;
      * Required. The workflow run id (at most 80 characters).
      * </pre>
      *
-     * <code>string run_id = 1 [json_name = "runId"];</code>
+     * <code>string run_id = 1 [json_name = "runId", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearRunId() {
@@ -662,7 +662,7 @@ private static final long serialVersionUID = 0L;
      * Required. The workflow run id (at most 80 characters).
      * </pre>
      *
-     * <code>string run_id = 1 [json_name = "runId"];</code>
+     * <code>string run_id = 1 [json_name = "runId", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for runId to set.
      * @return This builder for chaining.
      */
@@ -682,7 +682,7 @@ private static final long serialVersionUID = 0L;
      * Required. The stage id within the run (at most 64 characters).
      * </pre>
      *
-     * <code>string stage_id = 2 [json_name = "stageId"];</code>
+     * <code>string stage_id = 2 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
      * @return The stageId.
      */
     public java.lang.String getStageId() {
@@ -702,7 +702,7 @@ private static final long serialVersionUID = 0L;
      * Required. The stage id within the run (at most 64 characters).
      * </pre>
      *
-     * <code>string stage_id = 2 [json_name = "stageId"];</code>
+     * <code>string stage_id = 2 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for stageId.
      */
     public com.google.protobuf.ByteString
@@ -723,7 +723,7 @@ private static final long serialVersionUID = 0L;
      * Required. The stage id within the run (at most 64 characters).
      * </pre>
      *
-     * <code>string stage_id = 2 [json_name = "stageId"];</code>
+     * <code>string stage_id = 2 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
      * @param value The stageId to set.
      * @return This builder for chaining.
      */
@@ -740,7 +740,7 @@ private static final long serialVersionUID = 0L;
      * Required. The stage id within the run (at most 64 characters).
      * </pre>
      *
-     * <code>string stage_id = 2 [json_name = "stageId"];</code>
+     * <code>string stage_id = 2 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearStageId() {
@@ -754,7 +754,7 @@ private static final long serialVersionUID = 0L;
      * Required. The stage id within the run (at most 64 characters).
      * </pre>
      *
-     * <code>string stage_id = 2 [json_name = "stageId"];</code>
+     * <code>string stage_id = 2 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for stageId to set.
      * @return This builder for chaining.
      */
@@ -774,7 +774,7 @@ private static final long serialVersionUID = 0L;
      * Required. The evidence requirement key, canonicalised (trimmed, whitespace collapsed, lowercase; at most 128 characters).
      * </pre>
      *
-     * <code>string requirement_key = 3 [json_name = "requirementKey"];</code>
+     * <code>string requirement_key = 3 [json_name = "requirementKey", (.kxm.v1.limits) = { ... }</code>
      * @return The requirementKey.
      */
     public java.lang.String getRequirementKey() {
@@ -794,7 +794,7 @@ private static final long serialVersionUID = 0L;
      * Required. The evidence requirement key, canonicalised (trimmed, whitespace collapsed, lowercase; at most 128 characters).
      * </pre>
      *
-     * <code>string requirement_key = 3 [json_name = "requirementKey"];</code>
+     * <code>string requirement_key = 3 [json_name = "requirementKey", (.kxm.v1.limits) = { ... }</code>
      * @return The bytes for requirementKey.
      */
     public com.google.protobuf.ByteString
@@ -815,7 +815,7 @@ private static final long serialVersionUID = 0L;
      * Required. The evidence requirement key, canonicalised (trimmed, whitespace collapsed, lowercase; at most 128 characters).
      * </pre>
      *
-     * <code>string requirement_key = 3 [json_name = "requirementKey"];</code>
+     * <code>string requirement_key = 3 [json_name = "requirementKey", (.kxm.v1.limits) = { ... }</code>
      * @param value The requirementKey to set.
      * @return This builder for chaining.
      */
@@ -832,7 +832,7 @@ private static final long serialVersionUID = 0L;
      * Required. The evidence requirement key, canonicalised (trimmed, whitespace collapsed, lowercase; at most 128 characters).
      * </pre>
      *
-     * <code>string requirement_key = 3 [json_name = "requirementKey"];</code>
+     * <code>string requirement_key = 3 [json_name = "requirementKey", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearRequirementKey() {
@@ -846,7 +846,7 @@ private static final long serialVersionUID = 0L;
      * Required. The evidence requirement key, canonicalised (trimmed, whitespace collapsed, lowercase; at most 128 characters).
      * </pre>
      *
-     * <code>string requirement_key = 3 [json_name = "requirementKey"];</code>
+     * <code>string requirement_key = 3 [json_name = "requirementKey", (.kxm.v1.limits) = { ... }</code>
      * @param value The bytes for requirementKey to set.
      * @return This builder for chaining.
      */
@@ -866,7 +866,7 @@ private static final long serialVersionUID = 0L;
      * Required. The stage attempt this request serves (1 to 20).
      * </pre>
      *
-     * <code>int32 attempt = 4 [json_name = "attempt"];</code>
+     * <code>int32 attempt = 4 [json_name = "attempt", (.kxm.v1.limits) = { ... }</code>
      * @return The attempt.
      */
     @java.lang.Override
@@ -878,7 +878,7 @@ private static final long serialVersionUID = 0L;
      * Required. The stage attempt this request serves (1 to 20).
      * </pre>
      *
-     * <code>int32 attempt = 4 [json_name = "attempt"];</code>
+     * <code>int32 attempt = 4 [json_name = "attempt", (.kxm.v1.limits) = { ... }</code>
      * @param value The attempt to set.
      * @return This builder for chaining.
      */
@@ -894,7 +894,7 @@ private static final long serialVersionUID = 0L;
      * Required. The stage attempt this request serves (1 to 20).
      * </pre>
      *
-     * <code>int32 attempt = 4 [json_name = "attempt"];</code>
+     * <code>int32 attempt = 4 [json_name = "attempt", (.kxm.v1.limits) = { ... }</code>
      * @return This builder for chaining.
      */
     public Builder clearAttempt() {

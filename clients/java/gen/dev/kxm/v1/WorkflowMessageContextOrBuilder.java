@@ -15,7 +15,7 @@ public interface WorkflowMessageContextOrBuilder extends
    * Required. The workflow run id (at most 80 characters).
    * </pre>
    *
-   * <code>string run_id = 1 [json_name = "runId"];</code>
+   * <code>string run_id = 1 [json_name = "runId", (.kxm.v1.limits) = { ... }</code>
    * @return The runId.
    */
   java.lang.String getRunId();
@@ -24,7 +24,7 @@ public interface WorkflowMessageContextOrBuilder extends
    * Required. The workflow run id (at most 80 characters).
    * </pre>
    *
-   * <code>string run_id = 1 [json_name = "runId"];</code>
+   * <code>string run_id = 1 [json_name = "runId", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for runId.
    */
   com.google.protobuf.ByteString
@@ -35,7 +35,7 @@ public interface WorkflowMessageContextOrBuilder extends
    * Required. The stage id within the run (at most 64 characters).
    * </pre>
    *
-   * <code>string stage_id = 2 [json_name = "stageId"];</code>
+   * <code>string stage_id = 2 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
    * @return The stageId.
    */
   java.lang.String getStageId();
@@ -44,7 +44,7 @@ public interface WorkflowMessageContextOrBuilder extends
    * Required. The stage id within the run (at most 64 characters).
    * </pre>
    *
-   * <code>string stage_id = 2 [json_name = "stageId"];</code>
+   * <code>string stage_id = 2 [json_name = "stageId", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for stageId.
    */
   com.google.protobuf.ByteString
@@ -55,7 +55,7 @@ public interface WorkflowMessageContextOrBuilder extends
    * Required. The evidence requirement key, canonicalised (trimmed, whitespace collapsed, lowercase; at most 128 characters).
    * </pre>
    *
-   * <code>string requirement_key = 3 [json_name = "requirementKey"];</code>
+   * <code>string requirement_key = 3 [json_name = "requirementKey", (.kxm.v1.limits) = { ... }</code>
    * @return The requirementKey.
    */
   java.lang.String getRequirementKey();
@@ -64,7 +64,7 @@ public interface WorkflowMessageContextOrBuilder extends
    * Required. The evidence requirement key, canonicalised (trimmed, whitespace collapsed, lowercase; at most 128 characters).
    * </pre>
    *
-   * <code>string requirement_key = 3 [json_name = "requirementKey"];</code>
+   * <code>string requirement_key = 3 [json_name = "requirementKey", (.kxm.v1.limits) = { ... }</code>
    * @return The bytes for requirementKey.
    */
   com.google.protobuf.ByteString
@@ -75,7 +75,7 @@ public interface WorkflowMessageContextOrBuilder extends
    * Required. The stage attempt this request serves (1 to 20).
    * </pre>
    *
-   * <code>int32 attempt = 4 [json_name = "attempt"];</code>
+   * <code>int32 attempt = 4 [json_name = "attempt", (.kxm.v1.limits) = { ... }</code>
    * @return The attempt.
    */
   int getAttempt();

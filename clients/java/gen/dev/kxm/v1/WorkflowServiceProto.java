@@ -427,274 +427,276 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
       "WorkflowRunResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v" +
       "1.WorkflowRunR\003run\022\034\n\tduplicate\030\002 \001(\010R\td" +
       "uplicate\"-\n\nMessageIds\022\037\n\013message_ids\030\001 " +
-      "\003(\tR\nmessageIds\"\363\003\n\021CheckpointRequest\022\025\n" +
+      "\003(\tR\nmessageIds\"\224\004\n\021CheckpointRequest\022\025\n" +
       "\006run_id\030\001 \001(\tR\005runId\022\031\n\010stage_id\030\002 \001(\tR\007" +
       "stageId\0220\n\006status\030\003 \001(\0162\030.kxm.v1.Checkpo" +
-      "intStatusR\006status\022\030\n\007summary\030\004 \001(\tR\007summ" +
-      "ary\022C\n\010evidence\030\005 \003(\0132\'.kxm.v1.Checkpoin" +
-      "tRequest.EvidenceEntryR\010evidence\022P\n\revid" +
-      "ence_refs\030\006 \003(\0132+.kxm.v1.CheckpointReque" +
-      "st.EvidenceRefsEntryR\014evidenceRefs\022\030\n\007ou" +
-      "tcome\030\007 \001(\tR\007outcome\022\035\n\nrequest_id\030\010 \001(\t" +
-      "R\trequestId\032;\n\rEvidenceEntry\022\020\n\003key\030\001 \001(" +
-      "\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\032S\n\021Evid" +
-      "enceRefsEntry\022\020\n\003key\030\001 \001(\tR\003key\022(\n\005value" +
-      "\030\002 \001(\0132\022.kxm.v1.MessageIdsR\005value:\0028\001\"\332\002" +
-      "\n\022CheckpointResponse\022%\n\003run\030\001 \001(\0132\023.kxm." +
-      "v1.WorkflowRunR\003run\022\024\n\005retry\030\002 \001(\010R\005retr" +
-      "y\022\034\n\tcompleted\030\003 \001(\010R\tcompleted\022\034\n\texhau" +
-      "sted\030\004 \001(\010R\texhausted\022\034\n\tescalated\030\005 \001(\010" +
-      "R\tescalated\022:\n\ntransition\030\006 \001(\0132\032.kxm.v1" +
-      ".WorkflowTransitionR\ntransition\0223\n\025degra" +
-      "ded_requirements\030\007 \003(\tR\024degradedRequirem" +
-      "ents\022 \n\013instruction\030\010 \001(\tR\013instruction\022\032" +
-      "\n\010repeated\030\t \001(\010R\010repeated\"\351\003\n\013WaitReque" +
-      "st\022\025\n\006run_id\030\001 \001(\tR\005runId\022\031\n\010stage_id\030\002 " +
-      "\001(\tR\007stageId\022\035\n\nsignal_key\030\003 \001(\tR\tsignal" +
-      "Key\022\030\n\007summary\030\004 \001(\tR\007summary\022=\n\010evidenc" +
-      "e\030\005 \003(\0132!.kxm.v1.WaitRequest.EvidenceEnt" +
-      "ryR\010evidence\022J\n\revidence_refs\030\006 \003(\0132%.kx" +
-      "m.v1.WaitRequest.EvidenceRefsEntryR\014evid" +
-      "enceRefs\0223\n\007timeout\030\007 \001(\0132\031.google.proto" +
-      "buf.DurationR\007timeout\022\035\n\nrequest_id\030\010 \001(" +
-      "\tR\trequestId\032;\n\rEvidenceEntry\022\020\n\003key\030\001 \001" +
-      "(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\032S\n\021Evi" +
-      "denceRefsEntry\022\020\n\003key\030\001 \001(\tR\003key\022(\n\005valu" +
-      "e\030\002 \001(\0132\022.kxm.v1.MessageIdsR\005value:\0028\001\"s" +
-      "\n\014WaitResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v1.Wor" +
+      "intStatusR\006status\022!\n\007summary\030\004 \001(\tB\007\362\340\030\003" +
+      "\010\240\037R\007summary\022K\n\010evidence\030\005 \003(\0132\'.kxm.v1." +
+      "CheckpointRequest.EvidenceEntryB\006\362\340\030\002(@R" +
+      "\010evidence\022P\n\revidence_refs\030\006 \003(\0132+.kxm.v" +
+      "1.CheckpointRequest.EvidenceRefsEntryR\014e" +
+      "videnceRefs\022 \n\007outcome\030\007 \001(\tB\006\362\340\030\002\010@R\007ou" +
+      "tcome\022%\n\nrequest_id\030\010 \001(\tB\006\362\340\030\002\010PR\treque" +
+      "stId\032;\n\rEvidenceEntry\022\020\n\003key\030\001 \001(\tR\003key\022" +
+      "\024\n\005value\030\002 \001(\tR\005value:\0028\001\032S\n\021EvidenceRef" +
+      "sEntry\022\020\n\003key\030\001 \001(\tR\003key\022(\n\005value\030\002 \001(\0132" +
+      "\022.kxm.v1.MessageIdsR\005value:\0028\001\"\332\002\n\022Check" +
+      "pointResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v1.Work" +
+      "flowRunR\003run\022\024\n\005retry\030\002 \001(\010R\005retry\022\034\n\tco" +
+      "mpleted\030\003 \001(\010R\tcompleted\022\034\n\texhausted\030\004 " +
+      "\001(\010R\texhausted\022\034\n\tescalated\030\005 \001(\010R\tescal" +
+      "ated\022:\n\ntransition\030\006 \001(\0132\032.kxm.v1.Workfl" +
+      "owTransitionR\ntransition\0223\n\025degraded_req" +
+      "uirements\030\007 \003(\tR\024degradedRequirements\022 \n" +
+      "\013instruction\030\010 \001(\tR\013instruction\022\032\n\010repea" +
+      "ted\030\t \001(\010R\010repeated\"\373\003\n\013WaitRequest\022\025\n\006r" +
+      "un_id\030\001 \001(\tR\005runId\022\031\n\010stage_id\030\002 \001(\tR\007st" +
+      "ageId\022&\n\nsignal_key\030\003 \001(\tB\007\362\340\030\003\010\200\001R\tsign" +
+      "alKey\022!\n\007summary\030\004 \001(\tB\007\362\340\030\003\010\240\037R\007summary" +
+      "\022=\n\010evidence\030\005 \003(\0132!.kxm.v1.WaitRequest." +
+      "EvidenceEntryR\010evidence\022J\n\revidence_refs" +
+      "\030\006 \003(\0132%.kxm.v1.WaitRequest.EvidenceRefs" +
+      "EntryR\014evidenceRefs\0223\n\007timeout\030\007 \001(\0132\031.g" +
+      "oogle.protobuf.DurationR\007timeout\022\035\n\nrequ" +
+      "est_id\030\010 \001(\tR\trequestId\032;\n\rEvidenceEntry" +
+      "\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value" +
+      ":\0028\001\032S\n\021EvidenceRefsEntry\022\020\n\003key\030\001 \001(\tR\003" +
+      "key\022(\n\005value\030\002 \001(\0132\022.kxm.v1.MessageIdsR\005" +
+      "value:\0028\001\"s\n\014WaitResponse\022%\n\003run\030\001 \001(\0132\023" +
+      ".kxm.v1.WorkflowRunR\003run\022 \n\013instruction\030" +
+      "\002 \001(\tR\013instruction\022\032\n\010repeated\030\003 \001(\010R\010re" +
+      "peated\"\340\002\n\030SignalWorkflowRunRequest\022\025\n\006r" +
+      "un_id\030\001 \001(\tR\005runId\022\035\n\nsignal_key\030\002 \001(\tR\t" +
+      "signalKey\022\037\n\013delivery_id\030\003 \001(\tR\ndelivery" +
+      "Id\0220\n\006status\030\004 \001(\0162\030.kxm.v1.CheckpointSt" +
+      "atusR\006status\022\030\n\007summary\030\005 \001(\tR\007summary\022J" +
+      "\n\010evidence\030\006 \003(\0132..kxm.v1.SignalWorkflow" +
+      "RunRequest.EvidenceEntryR\010evidence\022\030\n\007ou" +
+      "tcome\030\007 \001(\tR\007outcome\032;\n\rEvidenceEntry\022\020\n" +
+      "\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028" +
+      "\001\"\250\002\n\031SignalWorkflowRunResponse\022\034\n\tdupli" +
+      "cate\030\001 \001(\010R\tduplicate\0220\n\006status\030\002 \001(\0162\030." +
+      "kxm.v1.CheckpointStatusR\006status\022\031\n\010stage" +
+      "_id\030\003 \001(\tR\007stageId\022\035\n\nsignal_key\030\004 \001(\tR\t" +
+      "signalKey\022\024\n\005retry\030\005 \001(\010R\005retry\022\034\n\tcompl" +
+      "eted\030\006 \001(\010R\tcompleted\0223\n\025degraded_requir" +
+      "ements\030\007 \003(\tR\024degradedRequirements\022\030\n\007re" +
+      "sumed\030\010 \001(\010R\007resumed\"\216\001\n\031ApproveDegradat" +
+      "ionRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\022\031\n\010sta" +
+      "ge_id\030\002 \001(\tR\007stageId\022\'\n\017requirement_key\030" +
+      "\003 \001(\tR\016requirementKey\022\026\n\006reason\030\004 \001(\tR\006r" +
+      "eason\"s\n\032ApproveDegradationResponse\0227\n\010a" +
+      "pproval\030\001 \001(\0132\033.kxm.v1.DegradationApprov" +
+      "alR\010approval\022\034\n\tduplicate\030\002 \001(\010R\tduplica" +
+      "te\"i\n\024EscalateStageRequest\022\025\n\006run_id\030\001 \001" +
+      "(\tR\005runId\022\031\n\010stage_id\030\002 \001(\tR\007stageId\022\037\n\006" +
+      "reason\030\003 \001(\tB\007\362\340\030\003\010\240\037R\006reason\"`\n\025Escalat" +
+      "eStageResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v1.Wor" +
       "kflowRunR\003run\022 \n\013instruction\030\002 \001(\tR\013inst" +
-      "ruction\022\032\n\010repeated\030\003 \001(\010R\010repeated\"\340\002\n\030" +
-      "SignalWorkflowRunRequest\022\025\n\006run_id\030\001 \001(\t" +
-      "R\005runId\022\035\n\nsignal_key\030\002 \001(\tR\tsignalKey\022\037" +
-      "\n\013delivery_id\030\003 \001(\tR\ndeliveryId\0220\n\006statu" +
-      "s\030\004 \001(\0162\030.kxm.v1.CheckpointStatusR\006statu" +
-      "s\022\030\n\007summary\030\005 \001(\tR\007summary\022J\n\010evidence\030" +
-      "\006 \003(\0132..kxm.v1.SignalWorkflowRunRequest." +
-      "EvidenceEntryR\010evidence\022\030\n\007outcome\030\007 \001(\t" +
-      "R\007outcome\032;\n\rEvidenceEntry\022\020\n\003key\030\001 \001(\tR" +
-      "\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\"\250\002\n\031Signa" +
-      "lWorkflowRunResponse\022\034\n\tduplicate\030\001 \001(\010R" +
-      "\tduplicate\0220\n\006status\030\002 \001(\0162\030.kxm.v1.Chec" +
-      "kpointStatusR\006status\022\031\n\010stage_id\030\003 \001(\tR\007" +
-      "stageId\022\035\n\nsignal_key\030\004 \001(\tR\tsignalKey\022\024" +
-      "\n\005retry\030\005 \001(\010R\005retry\022\034\n\tcompleted\030\006 \001(\010R" +
-      "\tcompleted\0223\n\025degraded_requirements\030\007 \003(" +
-      "\tR\024degradedRequirements\022\030\n\007resumed\030\010 \001(\010" +
-      "R\007resumed\"\216\001\n\031ApproveDegradationRequest\022" +
-      "\025\n\006run_id\030\001 \001(\tR\005runId\022\031\n\010stage_id\030\002 \001(\t" +
-      "R\007stageId\022\'\n\017requirement_key\030\003 \001(\tR\016requ" +
-      "irementKey\022\026\n\006reason\030\004 \001(\tR\006reason\"s\n\032Ap" +
-      "proveDegradationResponse\0227\n\010approval\030\001 \001" +
-      "(\0132\033.kxm.v1.DegradationApprovalR\010approva" +
-      "l\022\034\n\tduplicate\030\002 \001(\010R\tduplicate\"`\n\024Escal" +
-      "ateStageRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\022\031" +
-      "\n\010stage_id\030\002 \001(\tR\007stageId\022\026\n\006reason\030\003 \001(" +
-      "\tR\006reason\"`\n\025EscalateStageResponse\022%\n\003ru" +
-      "n\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003run\022 \n\013ins" +
-      "truction\030\002 \001(\tR\013instruction\"\204\002\n\030ResolveE" +
-      "scalationRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\022" +
-      "\026\n\006ruling\030\002 \001(\tR\006ruling\0220\n\006status\030\003 \001(\0162" +
-      "\030.kxm.v1.CheckpointStatusR\006status\022J\n\010evi" +
-      "dence\030\004 \003(\0132..kxm.v1.ResolveEscalationRe" +
-      "quest.EvidenceEntryR\010evidence\032;\n\rEvidenc" +
-      "eEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR" +
-      "\005value:\0028\001\"\230\001\n\031ResolveEscalationResponse" +
-      "\022%\n\003run\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003run\022" +
-      "\024\n\005retry\030\002 \001(\010R\005retry\022\034\n\tcompleted\030\003 \001(\010" +
-      "R\tcompleted\022 \n\013instruction\030\004 \001(\tR\013instru" +
-      "ction\"\372\002\n\024RecordJournalRequest\022\025\n\006run_id" +
-      "\030\001 \001(\tR\005runId\0223\n\010category\030\002 \001(\0162\027.kxm.v1" +
-      ".JournalCategoryR\010category\022\030\n\007summary\030\003 " +
-      "\001(\tR\007summary\022+\n\004area\030\004 \001(\0162\027.kxm.v1.Impr" +
-      "ovementAreaR\004area\0223\n\010severity\030\005 \001(\0162\027.kx" +
-      "m.v1.JournalSeverityR\010severity\022\030\n\007detail" +
-      "s\030\006 \001(\tR\007details\022\032\n\010evidence\030\007 \003(\tR\010evid" +
-      "ence\022*\n\021related_entry_ids\030\010 \003(\tR\017related" +
-      "EntryIds\022\031\n\010stage_id\030\t \001(\tR\007stageId\022\035\n\nr" +
-      "equest_id\030\n \001(\tR\trequestId\"b\n\025RecordJour" +
-      "nalResponse\022-\n\006record\030\001 \001(\0132\025.kxm.v1.Jou" +
-      "rnalRecordR\006record\022\032\n\010repeated\030\002 \001(\010R\010re" +
-      "peated\"g\n\022ListJournalRequest\022\025\n\006run_id\030\001" +
-      " \001(\tR\005runId\022\033\n\tpage_size\030\002 \001(\005R\010pageSize" +
-      "\022\035\n\npage_token\030\003 \001(\tR\tpageToken\"n\n\023ListJ" +
-      "ournalResponse\022/\n\007records\030\001 \003(\0132\025.kxm.v1" +
-      ".JournalRecordR\007records\022&\n\017next_page_tok" +
-      "en\030\002 \001(\tR\rnextPageToken\"\235\001\n\032PromoteJourn" +
-      "alEntryRequest\022\031\n\010entry_id\030\001 \001(\tR\007entryI" +
-      "d\022\'\n\002to\030\002 \001(\0162\027.kxm.v1.PromotionStatusR\002" +
-      "to\022#\n\revidence_refs\030\003 \003(\tR\014evidenceRefs\022" +
-      "\026\n\006reason\030\004 \001(\tR\006reason\"x\n\033PromoteJourna" +
-      "lEntryResponse\022-\n\006record\030\001 \001(\0132\025.kxm.v1." +
-      "JournalRecordR\006record\022*\n\005entry\030\002 \001(\0132\024.k" +
-      "xm.v1.JournalEntryR\005entry\"\255\001\n\033GetImprove" +
-      "mentReportRequest\022\030\n\007project\030\001 \001(\tR\007proj" +
-      "ect\0220\n\005since\030\002 \001(\0132\032.google.protobuf.Tim" +
-      "estampR\005since\022\037\n\013max_entries\030\003 \001(\005R\nmaxE" +
-      "ntries\022!\n\014signal_limit\030\004 \001(\005R\013signalLimi" +
-      "t\"\244\002\n\034GetImprovementReportResponse\022(\n\005ar" +
-      "eas\030\001 \003(\0132\022.kxm.v1.AreaReportR\005areas\0223\n\007" +
-      "signals\030\002 \003(\0132\031.kxm.v1.ImprovementSignal" +
-      "R\007signals\022\030\n\007entries\030\003 \001(\005R\007entries\022\034\n\tt" +
-      "runcated\030\004 \001(\010R\ttruncated\022=\n\013step_groups" +
-      "\030\005 \003(\0132\034.kxm.v1.StepImprovementGroupR\nst" +
-      "epGroups\022.\n\023step_runs_truncated\030\006 \001(\010R\021s" +
-      "tepRunsTruncated\"\256\003\n\024StepImprovementGrou" +
-      "p\022\016\n\002id\030\001 \001(\tR\002id\022\037\n\013workflow_id\030\002 \001(\tR\n" +
-      "workflowId\022\033\n\tplan_hash\030\003 \001(\tR\010planHash\022" +
-      "\027\n\007step_id\030\004 \001(\tR\006stepId\022\022\n\004role\030\005 \001(\tR\004" +
-      "role\022\022\n\004runs\030\006 \001(\005R\004runs\022\033\n\tpass_rate\030\007 " +
-      "\001(\001R\010passRate\022\"\n\rmean_cost_usd\030\010 \001(\001R\013me" +
-      "anCostUsd\022#\n\rcost_reported\030\t \001(\010R\014costRe" +
-      "ported\022(\n\020mean_duration_ms\030\n \001(\003R\016meanDu" +
-      "rationMs\022\026\n\006rework\030\013 \001(\005R\006rework\022\034\n\tcand" +
-      "idate\030\014 \001(\010R\tcandidate\022\034\n\texclusion\030\r \001(" +
-      "\tR\texclusion\022#\n\revidence_refs\030\016 \003(\tR\014evi" +
-      "denceRefs\"3\n\032ExportRetrospectiveRequest\022" +
-      "\025\n\006run_id\030\001 \001(\tR\005runId\"\222\001\n\033ExportRetrosp" +
-      "ectiveResponse\022C\n\rretrospective\030\001 \001(\0132\035." +
-      "kxm.v1.WorkflowRetrospectiveR\rretrospect" +
-      "ive\022\022\n\004json\030\002 \001(\tR\004json\022\032\n\010markdown\030\003 \001(" +
-      "\tR\010markdown\"-\n\024VerifyJournalRequest\022\025\n\006r" +
-      "un_id\030\001 \001(\tR\005runId\"I\n\025VerifyJournalRespo" +
-      "nse\0220\n\007verdict\030\001 \001(\0132\026.kxm.v1.JournalVer" +
-      "dictR\007verdict\"\271\001\n\031CompleteAssignmentRequ" +
-      "est\022#\n\rassignment_id\030\001 \001(\tR\014assignmentId" +
-      "\022;\n\rworker_result\030\002 \001(\0132\024.kxm.v1.WorkerR" +
-      "esultH\000R\014workerResult\0220\n\006review\030\003 \001(\0132\026." +
-      "kxm.v1.ReviewEnvelopeH\000R\006reviewB\010\n\006resul" +
-      "t\"\254\001\n\032CompleteAssignmentResponse\0226\n\nassi" +
-      "gnment\030\001 \001(\0132\026.kxm.v1.StepAssignmentR\nas" +
-      "signment\022\034\n\tduplicate\030\002 \001(\010R\tduplicate\0228" +
-      "\n\nrun_status\030\003 \001(\0162\031.kxm.v1.WorkflowRunS" +
-      "tatusR\trunStatus\"\244\001\n\025NextAssignmentReque" +
-      "st\022.\n\023after_assignment_id\030\001 \001(\tR\021afterAs" +
-      "signmentId\022\'\n\017include_context\030\002 \001(\010R\016inc" +
-      "ludeContext\0222\n\025context_budget_tokens\030\003 \001" +
-      "(\005R\023contextBudgetTokens\"\205\001\n\026NextAssignme" +
-      "ntResponse\0229\n\nassignment\030\001 \001(\0132\031.kxm.v1." +
-      "AssignmentRequestR\nassignment\0220\n\006packet\030" +
-      "\002 \001(\0132\030.kxm.v1.AssignmentPacketR\006packet\"" +
-      "\215\002\n\020AssignmentPacket\022\033\n\tpacket_id\030\001 \001(\tR" +
-      "\010packetId\022-\n\006packet\030\002 \001(\0132\025.kxm.v1.Conte" +
-      "xtPacketR\006packet\022\022\n\004role\030\003 \001(\tR\004role\022\024\n\005" +
-      "brief\030\004 \001(\tR\005brief\022\'\n\017unresolved_gaps\030\005 " +
-      "\003(\tR\016unresolvedGaps\022\'\n\017memory_revision\030\006" +
-      " \001(\tR\016memoryRevision\0221\n\007handoff\030\007 \001(\0132\027." +
-      "kxm.v1.HandoffManifestR\007handoff\"v\n\022Appro" +
-      "veStepRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\022\027\n\007" +
-      "step_id\030\002 \001(\tR\006stepId\022\030\n\007outcome\030\003 \001(\tR\007" +
-      "outcome\022\026\n\006reason\030\004 \001(\tR\006reason\"<\n\023Appro" +
-      "veStepResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v1.Wor" +
-      "kflowRunR\003run\"v\n\025RecoverStepRunRequest\022\025" +
-      "\n\006run_id\030\001 \001(\tR\005runId\022.\n\006action\030\002 \001(\0162\026." +
-      "kxm.v1.RecoveryActionR\006action\022\026\n\006reason\030" +
-      "\003 \001(\tR\006reason\"?\n\026RecoverStepRunResponse\022" +
-      "%\n\003run\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003run\"y" +
-      "\n\034ListWorkflowRunEventsRequest\022\025\n\006run_id" +
-      "\030\001 \001(\tR\005runId\022%\n\016after_sequence\030\002 \001(\003R\ra" +
-      "fterSequence\022\033\n\tpage_size\030\003 \001(\005R\010pageSiz" +
-      "e\"v\n\035ListWorkflowRunEventsResponse\0220\n\006ev" +
-      "ents\030\001 \003(\0132\030.kxm.v1.WorkflowRunEventR\006ev" +
-      "ents\022#\n\rlast_sequence\030\002 \001(\003R\014lastSequenc" +
-      "e\"1\n\030AuditGateEvidenceRequest\022\025\n\006run_id\030" +
-      "\001 \001(\tR\005runId\"\206\001\n\031AuditGateEvidenceRespon" +
-      "se\022\026\n\006intact\030\001 \001(\010R\006intact\022\030\n\007records\030\002 " +
-      "\001(\005R\007records\0227\n\010problems\030\003 \003(\0132\033.kxm.v1." +
-      "GateEvidenceProblemR\010problems\"f\n\023GateEvi" +
-      "denceProblem\022\022\n\004code\030\001 \001(\tR\004code\022#\n\rassi" +
-      "gnment_id\030\002 \001(\tR\014assignmentId\022\026\n\006detail\030" +
-      "\003 \001(\tR\006detail*m\n\020DefinitionFormat\022!\n\035DEF" +
-      "INITION_FORMAT_UNSPECIFIED\020\000\022\032\n\026DEFINITI" +
-      "ON_FORMAT_JSON\020\001\022\032\n\026DEFINITION_FORMAT_YA" +
-      "ML\020\002*\202\001\n\016RecoveryAction\022\037\n\033RECOVERY_ACTI" +
-      "ON_UNSPECIFIED\020\000\022\031\n\025RECOVERY_ACTION_RETR" +
-      "Y\020\001\022\030\n\024RECOVERY_ACTION_FAIL\020\002\022\032\n\026RECOVER" +
-      "Y_ACTION_CANCEL\020\0032\264\031\n\017WorkflowService\022\201\001" +
-      "\n\032RegisterWorkflowDefinition\022).kxm.v1.Re" +
-      "gisterWorkflowDefinitionRequest\032*.kxm.v1" +
-      ".RegisterWorkflowDefinitionResponse\"\014\352\340\030" +
-      "\010\010\002\020\000\030\001(\004\022\213\001\n\025GetWorkflowDefinition\022$.kx" +
-      "m.v1.GetWorkflowDefinitionRequest\032%.kxm." +
-      "v1.GetWorkflowDefinitionResponse\"%\352\340\030!\010\004" +
-      "\020\001\030\002\"\027kxm_workflow_definition(\001\022\222\001\n\027List" +
-      "WorkflowDefinitions\022&.kxm.v1.ListWorkflo" +
-      "wDefinitionsRequest\032\'.kxm.v1.ListWorkflo" +
-      "wDefinitionsResponse\"&\352\340\030\"\010\007\020\001\030\002\"\030kxm_wo" +
-      "rkflow_definitions(\001\022o\n\024RegisterGateRegi" +
-      "stry\022#.kxm.v1.RegisterGateRegistryReques" +
-      "t\032$.kxm.v1.RegisterGateRegistryResponse\"" +
-      "\014\352\340\030\010\010\002\020\000\030\001(\004\022s\n\017GetGateRegistry\022\036.kxm.v" +
-      "1.GetGateRegistryRequest\032\037.kxm.v1.GetGat" +
-      "eRegistryResponse\"\037\352\340\030\033\010\004\020\001\030\002\"\021kxm_gate_" +
-      "registry(\001\022c\n\020StartWorkflowRun\022\037.kxm.v1." +
-      "StartWorkflowRunRequest\032 .kxm.v1.StartWo" +
-      "rkflowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022o\n\016GetWo" +
-      "rkflowRun\022\035.kxm.v1.GetWorkflowRunRequest" +
-      "\032\036.kxm.v1.GetWorkflowRunResponse\"\036\352\340\030\032\010\007" +
-      "\020\001\030\002\"\020kxm_workflow_run(\001\022v\n\020ListWorkflow" +
-      "Runs\022\037.kxm.v1.ListWorkflowRunsRequest\032 ." +
-      "kxm.v1.ListWorkflowRunsResponse\"\037\352\340\030\033\010\007\020" +
-      "\001\030\002\"\021kxm_workflow_runs(\001\022f\n\021CancelWorkfl" +
-      "owRun\022 .kxm.v1.CancelWorkflowRunRequest\032" +
-      "!.kxm.v1.CancelWorkflowRunResponse\"\014\352\340\030\010" +
-      "\010\002\020\000\030\001(\004\022c\n\020RerunWorkflowRun\022\037.kxm.v1.Re" +
-      "runWorkflowRunRequest\032 .kxm.v1.RerunWork" +
-      "flowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022j\n\nCheckpo" +
-      "int\022\031.kxm.v1.CheckpointRequest\032\032.kxm.v1." +
-      "CheckpointResponse\"%\352\340\030!\010\005\020\000\030\002\"\027kxm_work" +
-      "flow_checkpoint(\001\022R\n\004Wait\022\023.kxm.v1.WaitR" +
-      "equest\032\024.kxm.v1.WaitResponse\"\037\352\340\030\033\010\005\020\000\030\002" +
-      "\"\021kxm_workflow_wait(\001\022f\n\021SignalWorkflowR" +
-      "un\022 .kxm.v1.SignalWorkflowRunRequest\032!.k" +
-      "xm.v1.SignalWorkflowRunResponse\"\014\352\340\030\010\010\002\020" +
-      "\000\030\001(\004\022i\n\022ApproveDegradation\022!.kxm.v1.App" +
-      "roveDegradationRequest\032\".kxm.v1.ApproveD" +
-      "egradationResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022q\n\rEsca" +
-      "lateStage\022\034.kxm.v1.EscalateStageRequest\032" +
-      "\035.kxm.v1.EscalateStageResponse\"#\352\340\030\037\010\005\020\000" +
-      "\030\002\"\025kxm_workflow_escalate(\001\022f\n\021ResolveEs" +
-      "calation\022 .kxm.v1.ResolveEscalationReque" +
-      "st\032!.kxm.v1.ResolveEscalationResponse\"\014\352" +
-      "\340\030\010\010\002\020\000\030\001(\004\022o\n\rRecordJournal\022\034.kxm.v1.Re" +
-      "cordJournalRequest\032\035.kxm.v1.RecordJourna" +
-      "lResponse\"!\352\340\030\035\010\005\020\000\030\002\"\023kxm_workflow_reco" +
-      "rd(\001\022j\n\013ListJournal\022\032.kxm.v1.ListJournal" +
-      "Request\032\033.kxm.v1.ListJournalResponse\"\"\352\340" +
-      "\030\036\010\007\020\001\030\002\"\024kxm_workflow_journal(\001\022l\n\023Prom" +
-      "oteJournalEntry\022\".kxm.v1.PromoteJournalE" +
-      "ntryRequest\032#.kxm.v1.PromoteJournalEntry" +
-      "Response\"\014\352\340\030\010\010\002\020\000\030\001(\004\022\207\001\n\024GetImprovemen" +
-      "tReport\022#.kxm.v1.GetImprovementReportReq" +
-      "uest\032$.kxm.v1.GetImprovementReportRespon" +
-      "se\"$\352\340\030 \010\007\020\001\030\002\"\026kxm_improvement_report(\003" +
-      "\022\210\001\n\023ExportRetrospective\022\".kxm.v1.Export" +
-      "RetrospectiveRequest\032#.kxm.v1.ExportRetr" +
-      "ospectiveResponse\"(\352\340\030$\010\007\020\001\030\002\"\032kxm_workf" +
-      "low_retrospective(\001\022w\n\rVerifyJournal\022\034.k" +
-      "xm.v1.VerifyJournalRequest\032\035.kxm.v1.Veri" +
-      "fyJournalResponse\")\352\340\030%\010\007\020\001\030\002\"\033kxm_workf" +
-      "low_verify_journal(\003\022\202\001\n\022CompleteAssignm" +
-      "ent\022!.kxm.v1.CompleteAssignmentRequest\032\"" +
-      ".kxm.v1.CompleteAssignmentResponse\"%\352\340\030!" +
-      "\010\005\020\000\030\002\"\027kxm_complete_assignment(\001\022r\n\016Nex" +
-      "tAssignment\022\035.kxm.v1.NextAssignmentReque" +
-      "st\032\036.kxm.v1.NextAssignmentResponse\"!\352\340\030\035" +
-      "\010\005\020\001\030\002\"\023kxm_next_assignment(\001\022T\n\013Approve" +
-      "Step\022\032.kxm.v1.ApproveStepRequest\032\033.kxm.v" +
-      "1.ApproveStepResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022]\n\016R" +
-      "ecoverStepRun\022\035.kxm.v1.RecoverStepRunReq" +
-      "uest\032\036.kxm.v1.RecoverStepRunResponse\"\014\352\340" +
-      "\030\010\010\002\020\000\030\001(\004\022\207\001\n\025ListWorkflowRunEvents\022$.k" +
-      "xm.v1.ListWorkflowRunEventsRequest\032%.kxm" +
-      ".v1.ListWorkflowRunEventsResponse\"!\352\340\030\035\010" +
-      "\007\020\001\030\002\"\023kxm_workflow_events(\001\022z\n\021AuditGat" +
-      "eEvidence\022 .kxm.v1.AuditGateEvidenceRequ" +
-      "est\032!.kxm.v1.AuditGateEvidenceResponse\" " +
-      "\352\340\030\034\010\007\020\001\030\002\"\022kxm_workflow_audit(\003B\204\001\n\ndev" +
-      ".kxm.v1B\024WorkflowServiceProtoP\001Z\'kxm.dev" +
-      "/hub/clients/go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002" +
-      "\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007" +
-      "Kxm::V1b\006proto3"
+      "ruction\"\204\002\n\030ResolveEscalationRequest\022\025\n\006" +
+      "run_id\030\001 \001(\tR\005runId\022\026\n\006ruling\030\002 \001(\tR\006rul" +
+      "ing\0220\n\006status\030\003 \001(\0162\030.kxm.v1.CheckpointS" +
+      "tatusR\006status\022J\n\010evidence\030\004 \003(\0132..kxm.v1" +
+      ".ResolveEscalationRequest.EvidenceEntryR" +
+      "\010evidence\032;\n\rEvidenceEntry\022\020\n\003key\030\001 \001(\tR" +
+      "\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\"\230\001\n\031Resol" +
+      "veEscalationResponse\022%\n\003run\030\001 \001(\0132\023.kxm." +
+      "v1.WorkflowRunR\003run\022\024\n\005retry\030\002 \001(\010R\005retr" +
+      "y\022\034\n\tcompleted\030\003 \001(\010R\tcompleted\022 \n\013instr" +
+      "uction\030\004 \001(\tR\013instruction\"\203\003\n\024RecordJour" +
+      "nalRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\0223\n\010cat" +
+      "egory\030\002 \001(\0162\027.kxm.v1.JournalCategoryR\010ca" +
+      "tegory\022\030\n\007summary\030\003 \001(\tR\007summary\022+\n\004area" +
+      "\030\004 \001(\0162\027.kxm.v1.ImprovementAreaR\004area\0223\n" +
+      "\010severity\030\005 \001(\0162\027.kxm.v1.JournalSeverity" +
+      "R\010severity\022\030\n\007details\030\006 \001(\tR\007details\022\032\n\010" +
+      "evidence\030\007 \003(\tR\010evidence\022*\n\021related_entr" +
+      "y_ids\030\010 \003(\tR\017relatedEntryIds\022\"\n\010stage_id" +
+      "\030\t \001(\tB\007\362\340\030\003\010\200\001R\007stageId\022\035\n\nrequest_id\030\n" +
+      " \001(\tR\trequestId\"b\n\025RecordJournalResponse" +
+      "\022-\n\006record\030\001 \001(\0132\025.kxm.v1.JournalRecordR" +
+      "\006record\022\032\n\010repeated\030\002 \001(\010R\010repeated\"g\n\022L" +
+      "istJournalRequest\022\025\n\006run_id\030\001 \001(\tR\005runId" +
+      "\022\033\n\tpage_size\030\002 \001(\005R\010pageSize\022\035\n\npage_to" +
+      "ken\030\003 \001(\tR\tpageToken\"n\n\023ListJournalRespo" +
+      "nse\022/\n\007records\030\001 \003(\0132\025.kxm.v1.JournalRec" +
+      "ordR\007records\022&\n\017next_page_token\030\002 \001(\tR\rn" +
+      "extPageToken\"\235\001\n\032PromoteJournalEntryRequ" +
+      "est\022\031\n\010entry_id\030\001 \001(\tR\007entryId\022\'\n\002to\030\002 \001" +
+      "(\0162\027.kxm.v1.PromotionStatusR\002to\022#\n\revide" +
+      "nce_refs\030\003 \003(\tR\014evidenceRefs\022\026\n\006reason\030\004" +
+      " \001(\tR\006reason\"x\n\033PromoteJournalEntryRespo" +
+      "nse\022-\n\006record\030\001 \001(\0132\025.kxm.v1.JournalReco" +
+      "rdR\006record\022*\n\005entry\030\002 \001(\0132\024.kxm.v1.Journ" +
+      "alEntryR\005entry\"\255\001\n\033GetImprovementReportR" +
+      "equest\022\030\n\007project\030\001 \001(\tR\007project\0220\n\005sinc" +
+      "e\030\002 \001(\0132\032.google.protobuf.TimestampR\005sin" +
+      "ce\022\037\n\013max_entries\030\003 \001(\005R\nmaxEntries\022!\n\014s" +
+      "ignal_limit\030\004 \001(\005R\013signalLimit\"\244\002\n\034GetIm" +
+      "provementReportResponse\022(\n\005areas\030\001 \003(\0132\022" +
+      ".kxm.v1.AreaReportR\005areas\0223\n\007signals\030\002 \003" +
+      "(\0132\031.kxm.v1.ImprovementSignalR\007signals\022\030" +
+      "\n\007entries\030\003 \001(\005R\007entries\022\034\n\ttruncated\030\004 " +
+      "\001(\010R\ttruncated\022=\n\013step_groups\030\005 \003(\0132\034.kx" +
+      "m.v1.StepImprovementGroupR\nstepGroups\022.\n" +
+      "\023step_runs_truncated\030\006 \001(\010R\021stepRunsTrun" +
+      "cated\"\256\003\n\024StepImprovementGroup\022\016\n\002id\030\001 \001" +
+      "(\tR\002id\022\037\n\013workflow_id\030\002 \001(\tR\nworkflowId\022" +
+      "\033\n\tplan_hash\030\003 \001(\tR\010planHash\022\027\n\007step_id\030" +
+      "\004 \001(\tR\006stepId\022\022\n\004role\030\005 \001(\tR\004role\022\022\n\004run" +
+      "s\030\006 \001(\005R\004runs\022\033\n\tpass_rate\030\007 \001(\001R\010passRa" +
+      "te\022\"\n\rmean_cost_usd\030\010 \001(\001R\013meanCostUsd\022#" +
+      "\n\rcost_reported\030\t \001(\010R\014costReported\022(\n\020m" +
+      "ean_duration_ms\030\n \001(\003R\016meanDurationMs\022\026\n" +
+      "\006rework\030\013 \001(\005R\006rework\022\034\n\tcandidate\030\014 \001(\010" +
+      "R\tcandidate\022\034\n\texclusion\030\r \001(\tR\texclusio" +
+      "n\022#\n\revidence_refs\030\016 \003(\tR\014evidenceRefs\"3" +
+      "\n\032ExportRetrospectiveRequest\022\025\n\006run_id\030\001" +
+      " \001(\tR\005runId\"\222\001\n\033ExportRetrospectiveRespo" +
+      "nse\022C\n\rretrospective\030\001 \001(\0132\035.kxm.v1.Work" +
+      "flowRetrospectiveR\rretrospective\022\022\n\004json" +
+      "\030\002 \001(\tR\004json\022\032\n\010markdown\030\003 \001(\tR\010markdown" +
+      "\"-\n\024VerifyJournalRequest\022\025\n\006run_id\030\001 \001(\t" +
+      "R\005runId\"I\n\025VerifyJournalResponse\0220\n\007verd" +
+      "ict\030\001 \001(\0132\026.kxm.v1.JournalVerdictR\007verdi" +
+      "ct\"\271\001\n\031CompleteAssignmentRequest\022#\n\rassi" +
+      "gnment_id\030\001 \001(\tR\014assignmentId\022;\n\rworker_" +
+      "result\030\002 \001(\0132\024.kxm.v1.WorkerResultH\000R\014wo" +
+      "rkerResult\0220\n\006review\030\003 \001(\0132\026.kxm.v1.Revi" +
+      "ewEnvelopeH\000R\006reviewB\010\n\006result\"\254\001\n\032Compl" +
+      "eteAssignmentResponse\0226\n\nassignment\030\001 \001(" +
+      "\0132\026.kxm.v1.StepAssignmentR\nassignment\022\034\n" +
+      "\tduplicate\030\002 \001(\010R\tduplicate\0228\n\nrun_statu" +
+      "s\030\003 \001(\0162\031.kxm.v1.WorkflowRunStatusR\trunS" +
+      "tatus\"\260\001\n\025NextAssignmentRequest\022.\n\023after" +
+      "_assignment_id\030\001 \001(\tR\021afterAssignmentId\022" +
+      "\'\n\017include_context\030\002 \001(\010R\016includeContext" +
+      "\022>\n\025context_budget_tokens\030\003 \001(\005B\n\362\340\030\006\030\000 " +
+      "\300\232\014R\023contextBudgetTokens\"\205\001\n\026NextAssignm" +
+      "entResponse\0229\n\nassignment\030\001 \001(\0132\031.kxm.v1" +
+      ".AssignmentRequestR\nassignment\0220\n\006packet" +
+      "\030\002 \001(\0132\030.kxm.v1.AssignmentPacketR\006packet" +
+      "\"\215\002\n\020AssignmentPacket\022\033\n\tpacket_id\030\001 \001(\t" +
+      "R\010packetId\022-\n\006packet\030\002 \001(\0132\025.kxm.v1.Cont" +
+      "extPacketR\006packet\022\022\n\004role\030\003 \001(\tR\004role\022\024\n" +
+      "\005brief\030\004 \001(\tR\005brief\022\'\n\017unresolved_gaps\030\005" +
+      " \003(\tR\016unresolvedGaps\022\'\n\017memory_revision\030" +
+      "\006 \001(\tR\016memoryRevision\0221\n\007handoff\030\007 \001(\0132\027" +
+      ".kxm.v1.HandoffManifestR\007handoff\"v\n\022Appr" +
+      "oveStepRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\022\027\n" +
+      "\007step_id\030\002 \001(\tR\006stepId\022\030\n\007outcome\030\003 \001(\tR" +
+      "\007outcome\022\026\n\006reason\030\004 \001(\tR\006reason\"<\n\023Appr" +
+      "oveStepResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v1.Wo" +
+      "rkflowRunR\003run\"v\n\025RecoverStepRunRequest\022" +
+      "\025\n\006run_id\030\001 \001(\tR\005runId\022.\n\006action\030\002 \001(\0162\026" +
+      ".kxm.v1.RecoveryActionR\006action\022\026\n\006reason" +
+      "\030\003 \001(\tR\006reason\"?\n\026RecoverStepRunResponse" +
+      "\022%\n\003run\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003run\"" +
+      "y\n\034ListWorkflowRunEventsRequest\022\025\n\006run_i" +
+      "d\030\001 \001(\tR\005runId\022%\n\016after_sequence\030\002 \001(\003R\r" +
+      "afterSequence\022\033\n\tpage_size\030\003 \001(\005R\010pageSi" +
+      "ze\"v\n\035ListWorkflowRunEventsResponse\0220\n\006e" +
+      "vents\030\001 \003(\0132\030.kxm.v1.WorkflowRunEventR\006e" +
+      "vents\022#\n\rlast_sequence\030\002 \001(\003R\014lastSequen" +
+      "ce\"1\n\030AuditGateEvidenceRequest\022\025\n\006run_id" +
+      "\030\001 \001(\tR\005runId\"\206\001\n\031AuditGateEvidenceRespo" +
+      "nse\022\026\n\006intact\030\001 \001(\010R\006intact\022\030\n\007records\030\002" +
+      " \001(\005R\007records\0227\n\010problems\030\003 \003(\0132\033.kxm.v1" +
+      ".GateEvidenceProblemR\010problems\"f\n\023GateEv" +
+      "idenceProblem\022\022\n\004code\030\001 \001(\tR\004code\022#\n\rass" +
+      "ignment_id\030\002 \001(\tR\014assignmentId\022\026\n\006detail" +
+      "\030\003 \001(\tR\006detail*m\n\020DefinitionFormat\022!\n\035DE" +
+      "FINITION_FORMAT_UNSPECIFIED\020\000\022\032\n\026DEFINIT" +
+      "ION_FORMAT_JSON\020\001\022\032\n\026DEFINITION_FORMAT_Y" +
+      "AML\020\002*\202\001\n\016RecoveryAction\022\037\n\033RECOVERY_ACT" +
+      "ION_UNSPECIFIED\020\000\022\031\n\025RECOVERY_ACTION_RET" +
+      "RY\020\001\022\030\n\024RECOVERY_ACTION_FAIL\020\002\022\032\n\026RECOVE" +
+      "RY_ACTION_CANCEL\020\0032\264\031\n\017WorkflowService\022\201" +
+      "\001\n\032RegisterWorkflowDefinition\022).kxm.v1.R" +
+      "egisterWorkflowDefinitionRequest\032*.kxm.v" +
+      "1.RegisterWorkflowDefinitionResponse\"\014\352\340" +
+      "\030\010\010\002\020\000\030\001(\004\022\213\001\n\025GetWorkflowDefinition\022$.k" +
+      "xm.v1.GetWorkflowDefinitionRequest\032%.kxm" +
+      ".v1.GetWorkflowDefinitionResponse\"%\352\340\030!\010" +
+      "\004\020\001\030\002\"\027kxm_workflow_definition(\001\022\222\001\n\027Lis" +
+      "tWorkflowDefinitions\022&.kxm.v1.ListWorkfl" +
+      "owDefinitionsRequest\032\'.kxm.v1.ListWorkfl" +
+      "owDefinitionsResponse\"&\352\340\030\"\010\007\020\001\030\002\"\030kxm_w" +
+      "orkflow_definitions(\001\022o\n\024RegisterGateReg" +
+      "istry\022#.kxm.v1.RegisterGateRegistryReque" +
+      "st\032$.kxm.v1.RegisterGateRegistryResponse" +
+      "\"\014\352\340\030\010\010\002\020\000\030\001(\004\022s\n\017GetGateRegistry\022\036.kxm." +
+      "v1.GetGateRegistryRequest\032\037.kxm.v1.GetGa" +
+      "teRegistryResponse\"\037\352\340\030\033\010\004\020\001\030\002\"\021kxm_gate" +
+      "_registry(\001\022c\n\020StartWorkflowRun\022\037.kxm.v1" +
+      ".StartWorkflowRunRequest\032 .kxm.v1.StartW" +
+      "orkflowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022o\n\016GetW" +
+      "orkflowRun\022\035.kxm.v1.GetWorkflowRunReques" +
+      "t\032\036.kxm.v1.GetWorkflowRunResponse\"\036\352\340\030\032\010" +
+      "\007\020\001\030\002\"\020kxm_workflow_run(\001\022v\n\020ListWorkflo" +
+      "wRuns\022\037.kxm.v1.ListWorkflowRunsRequest\032 " +
+      ".kxm.v1.ListWorkflowRunsResponse\"\037\352\340\030\033\010\007" +
+      "\020\001\030\002\"\021kxm_workflow_runs(\001\022f\n\021CancelWorkf" +
+      "lowRun\022 .kxm.v1.CancelWorkflowRunRequest" +
+      "\032!.kxm.v1.CancelWorkflowRunResponse\"\014\352\340\030" +
+      "\010\010\002\020\000\030\001(\004\022c\n\020RerunWorkflowRun\022\037.kxm.v1.R" +
+      "erunWorkflowRunRequest\032 .kxm.v1.RerunWor" +
+      "kflowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022j\n\nCheckp" +
+      "oint\022\031.kxm.v1.CheckpointRequest\032\032.kxm.v1" +
+      ".CheckpointResponse\"%\352\340\030!\010\005\020\000\030\002\"\027kxm_wor" +
+      "kflow_checkpoint(\001\022R\n\004Wait\022\023.kxm.v1.Wait" +
+      "Request\032\024.kxm.v1.WaitResponse\"\037\352\340\030\033\010\005\020\000\030" +
+      "\002\"\021kxm_workflow_wait(\001\022f\n\021SignalWorkflow" +
+      "Run\022 .kxm.v1.SignalWorkflowRunRequest\032!." +
+      "kxm.v1.SignalWorkflowRunResponse\"\014\352\340\030\010\010\002" +
+      "\020\000\030\001(\004\022i\n\022ApproveDegradation\022!.kxm.v1.Ap" +
+      "proveDegradationRequest\032\".kxm.v1.Approve" +
+      "DegradationResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022q\n\rEsc" +
+      "alateStage\022\034.kxm.v1.EscalateStageRequest" +
+      "\032\035.kxm.v1.EscalateStageResponse\"#\352\340\030\037\010\005\020" +
+      "\000\030\002\"\025kxm_workflow_escalate(\001\022f\n\021ResolveE" +
+      "scalation\022 .kxm.v1.ResolveEscalationRequ" +
+      "est\032!.kxm.v1.ResolveEscalationResponse\"\014" +
+      "\352\340\030\010\010\002\020\000\030\001(\004\022o\n\rRecordJournal\022\034.kxm.v1.R" +
+      "ecordJournalRequest\032\035.kxm.v1.RecordJourn" +
+      "alResponse\"!\352\340\030\035\010\005\020\000\030\002\"\023kxm_workflow_rec" +
+      "ord(\001\022j\n\013ListJournal\022\032.kxm.v1.ListJourna" +
+      "lRequest\032\033.kxm.v1.ListJournalResponse\"\"\352" +
+      "\340\030\036\010\007\020\001\030\002\"\024kxm_workflow_journal(\001\022l\n\023Pro" +
+      "moteJournalEntry\022\".kxm.v1.PromoteJournal" +
+      "EntryRequest\032#.kxm.v1.PromoteJournalEntr" +
+      "yResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022\207\001\n\024GetImproveme" +
+      "ntReport\022#.kxm.v1.GetImprovementReportRe" +
+      "quest\032$.kxm.v1.GetImprovementReportRespo" +
+      "nse\"$\352\340\030 \010\007\020\001\030\002\"\026kxm_improvement_report(" +
+      "\003\022\210\001\n\023ExportRetrospective\022\".kxm.v1.Expor" +
+      "tRetrospectiveRequest\032#.kxm.v1.ExportRet" +
+      "rospectiveResponse\"(\352\340\030$\010\007\020\001\030\002\"\032kxm_work" +
+      "flow_retrospective(\001\022w\n\rVerifyJournal\022\034." +
+      "kxm.v1.VerifyJournalRequest\032\035.kxm.v1.Ver" +
+      "ifyJournalResponse\")\352\340\030%\010\007\020\001\030\002\"\033kxm_work" +
+      "flow_verify_journal(\003\022\202\001\n\022CompleteAssign" +
+      "ment\022!.kxm.v1.CompleteAssignmentRequest\032" +
+      "\".kxm.v1.CompleteAssignmentResponse\"%\352\340\030" +
+      "!\010\005\020\000\030\002\"\027kxm_complete_assignment(\001\022r\n\016Ne" +
+      "xtAssignment\022\035.kxm.v1.NextAssignmentRequ" +
+      "est\032\036.kxm.v1.NextAssignmentResponse\"!\352\340\030" +
+      "\035\010\005\020\001\030\002\"\023kxm_next_assignment(\001\022T\n\013Approv" +
+      "eStep\022\032.kxm.v1.ApproveStepRequest\032\033.kxm." +
+      "v1.ApproveStepResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022]\n\016" +
+      "RecoverStepRun\022\035.kxm.v1.RecoverStepRunRe" +
+      "quest\032\036.kxm.v1.RecoverStepRunResponse\"\014\352" +
+      "\340\030\010\010\002\020\000\030\001(\004\022\207\001\n\025ListWorkflowRunEvents\022$." +
+      "kxm.v1.ListWorkflowRunEventsRequest\032%.kx" +
+      "m.v1.ListWorkflowRunEventsResponse\"!\352\340\030\035" +
+      "\010\007\020\001\030\002\"\023kxm_workflow_events(\001\022z\n\021AuditGa" +
+      "teEvidence\022 .kxm.v1.AuditGateEvidenceReq" +
+      "uest\032!.kxm.v1.AuditGateEvidenceResponse\"" +
+      " \352\340\030\034\010\007\020\001\030\002\"\022kxm_workflow_audit(\003B\204\001\n\nde" +
+      "v.kxm.v1B\024WorkflowServiceProtoP\001Z\'kxm.de" +
+      "v/hub/clients/go/gen/kxm/v1;kxmv1\242\002\003KXX\252" +
+      "\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002" +
+      "\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -1116,6 +1118,7 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
     com.google.protobuf.ExtensionRegistry registry =
         com.google.protobuf.ExtensionRegistry.newInstance();
     registry.add(dev.kxm.v1.OptionsProto.facts);
+    registry.add(dev.kxm.v1.OptionsProto.limits);
     com.google.protobuf.Descriptors.FileDescriptor
         .internalUpdateFileDescriptor(descriptor, registry);
   }
