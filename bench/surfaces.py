@@ -180,7 +180,8 @@ async def _measured(hub: HubProcess, http_address: str, work: Path, args: argpar
                 "GetMessage": lambda i: mcp_tools("kxm_get_message", {"messageId": to_carol[i]}),
                 "SendMessage": lambda i: mcp_tools("kxm_send", {"target": "bob", "content": "x" * 128}),
             }
-            pids["MCP (stdio; hub + adapter)"] = [hub.pid, *_children_of(os.getpid())]
+            adapters = [pid for pid in _children_of(os.getpid()) if pid != hub.pid]
+            pids["MCP (stdio; hub + adapter)"] = [hub.pid, *adapters]
             # The hub's own /mcp, as dave (an agent of its own, with messages of its own to read).
             dave = HubClient(hub.address, token=token)
             stack.push_async_callback(dave.close)

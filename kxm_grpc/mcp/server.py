@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import functools
 import json
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
@@ -53,24 +54,34 @@ INSTRUCTIONS = (
 ANNOUNCE_HEADING = "New since your last tool call (read them with kxm_inbox or kxm_get_message):"
 MAX_ANNOUNCED = 50
 """At most this many events in one announcement; the rest are counted, not listed."""
+MAX_REMEMBERED = 4096
+"""Events remembered as announced (to drop their redeliveries); the oldest are forgotten first."""
 WAIT_MARGIN_SECONDS = 5.0
 """A call that waits (``wait``/``waitMs``) gets this much more than its wait as its deadline."""
 
 
 class Announcements:
-    """Inbox events not yet told to the model: each is noted once and handed out once."""
+    """Inbox events not yet told to the model: each is noted once and handed out once.
+
+    What happened before the adapter started is history, not news: of the events the first stream
+    replays (at or below its ``head_seq``), only requests still open are announced (the model has
+    work waiting), not old replies, cancellations or expiries.
+    """
 
     def __init__(self) -> None:
         self._pending: list[JsonObject] = []
-        self._seen: set[tuple[str, str]] = set()
+        self._seen: OrderedDict[tuple[str, str], None] = OrderedDict()
         self._skipped = 0
+        self._history_until: int | None = None
 
     def note(self, kind: str, message: Any) -> None:
         """Remember one event (``kind``: message, reply, cancelled, expired) of ``message``."""
         key = (kind, message.id)
         if key in self._seen:  # a redelivery after a reconnect: told already
             return
-        self._seen.add(key)
+        self._seen[key] = None
+        if len(self._seen) > MAX_REMEMBERED:
+            self._seen.popitem(last=False)
         if len(self._pending) >= MAX_ANNOUNCED:
             self._skipped += 1
             return
@@ -97,8 +108,16 @@ class Announcements:
         """Note every message event of an inbox stream (``HubClient.messages.subscribe``) until it ends."""
         async for event in events:
             kind = event.WhichOneof("event")
-            if kind in ("message", "reply", "cancelled", "expired"):
-                self.note(kind, getattr(event, kind))
+            if kind == "ready":
+                if self._history_until is None:
+                    self._history_until = event.ready.head_seq
+                continue
+            if kind not in ("message", "reply", "cancelled", "expired"):
+                continue
+            history = self._history_until is not None and event.seq <= self._history_until
+            if history and kind != "message":
+                continue
+            self.note(kind, getattr(event, kind))
 
 
 Invoke = Callable[[str, Message, "type[Message]", "float | None"], Awaitable[Message]]

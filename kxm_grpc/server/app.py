@@ -15,6 +15,7 @@ import contextlib
 import errno
 import signal
 import socket
+import ssl
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -45,7 +46,8 @@ from kxm_grpc.domain.clock import Clock, SystemClock
 from kxm_grpc.domain.secrets import hash_secret
 from kxm_grpc.server.admission import Admission
 from kxm_grpc.server.bootstrap import bootstrap, write_credentials
-from kxm_grpc.server.http_api import MCP_PATH, Endpoint, HttpApiServer, Route, UnavailableEndpoint, routes_from
+from kxm_grpc.server.http_api import MCP_PATH, Endpoint, HttpApiServer, UnavailableEndpoint
+from kxm_grpc.server.http_calls import Route, routes_from
 from kxm_grpc.server.interceptor import HubInterceptor
 from kxm_grpc.server.journal_keys import hub_keyring, load_key_file, reconcile
 from kxm_grpc.server.methods import MAX_REQUEST_BYTES, SERVICES
@@ -294,6 +296,11 @@ class HubServer:
         self._metrics = metrics
 
     @property
+    def http_connections(self) -> int:
+        """Connections the HTTP API is serving now (0 when it is off)."""
+        return 0 if self._http is None else self._http.open_connections
+
+    @property
     def http_address(self) -> str | None:
         """``host:port`` of the HTTP API (Connect and gRPC-Web), or None when it is off."""
         if self.http_port is None:
@@ -309,6 +316,10 @@ class HubServer:
         tls = None
         if settings.tls_cert is not None and settings.tls_key is not None:
             tls = server_ssl_context(settings.tls_cert, settings.tls_key)
+            if settings.tls_client_ca is not None:
+                # mTLS on gRPC is mTLS here too: the same RPCs must not be reachable without a certificate.
+                tls.verify_mode = ssl.CERT_REQUIRED
+                tls.load_verify_locations(cafile=str(settings.tls_client_ca))
         if not is_loopback(host) and tls is None:
             raise RuntimeError(f"the HTTP API on {host} beyond loopback needs TLS")
         routes = routes_from(self.admission, handlers)

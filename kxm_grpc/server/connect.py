@@ -27,6 +27,7 @@ from __future__ import annotations
 import base64
 import enum
 import json
+import re
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -162,12 +163,17 @@ def timeout_seconds(headers: Mapping[str, str]) -> float | None:
     """The call's timeout from ``connect-timeout-ms`` or ``grpc-timeout`` (None: none, or malformed)."""
     connect = headers.get("connect-timeout-ms")
     if connect is not None:
-        return int(connect) / 1000 if connect.isdigit() and 0 < len(connect) <= 10 else None
+        return int(connect) / 1000 if _CONNECT_TIMEOUT.fullmatch(connect) else None
     grpc_timeout = headers.get("grpc-timeout")
-    if grpc_timeout and grpc_timeout[:-1].isdigit() and len(grpc_timeout) <= 9:
-        unit = {"H": 3600.0, "M": 60.0, "S": 1.0, "m": 1e-3, "u": 1e-6, "n": 1e-9}.get(grpc_timeout[-1])
-        return int(grpc_timeout[:-1]) * unit if unit is not None else None
-    return None
+    found = _GRPC_TIMEOUT.fullmatch(grpc_timeout) if grpc_timeout else None
+    if found is None:
+        return None
+    unit = {"H": 3600.0, "M": 60.0, "S": 1.0, "m": 1e-3, "u": 1e-6, "n": 1e-9}[found.group(2)]
+    return int(found.group(1)) * unit
+
+
+_CONNECT_TIMEOUT = re.compile(r"[0-9]{1,10}")
+_GRPC_TIMEOUT = re.compile(r"([0-9]{1,8})([HMSmun])")
 
 
 def connect_error(error: HubError) -> dict[str, Any]:

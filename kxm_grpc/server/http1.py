@@ -1,14 +1,17 @@
-"""HTTP/1.1 for the hub's own small listeners: a request head, a body, a response, a chunked stream.
+"""HTTP/1.1 for the HTTP API: a request head, a body, a response, a chunked stream.
 
-Only what the private HTTP listener (``server/http_api.py``) needs, with every read bounded: a head
+Only what the HTTP API (``server/http_api.py``) needs, with every read bounded: a head
 of at most the stream reader's limit, a body of at most ``max_bytes`` whether sent with
 ``Content-Length`` or chunked, and ``Expect: 100-continue`` answered before the body is read (curl
-sends it for bodies over 1 KiB and would otherwise wait a second). Nothing here knows gRPC.
+sends it for bodies over 1 KiB and would otherwise wait a second). Nothing here knows gRPC. (The
+metrics and webhook listeners predate it and read their one request each themselves; moving them
+onto it is left for when the dashboard merges the metrics listener into the API's.)
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 import ssl
 from dataclasses import dataclass
 
@@ -67,24 +70,46 @@ class Head:
         return connection != "close"
 
 
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+"""An HTTP token: a method or a header name (RFC 9110 §5.6.2)."""
+_FIELD_VALUE = re.compile(r"[\t\x20-\x7e\x80-\xff]*")
+"""A header value: visible characters, spaces and tabs; no CR, LF or other control character."""
+_DIGITS = re.compile(r"[0-9]{1,12}")
+_CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,8}")
+
+
 def parse_head(data: bytes) -> Head:
     """The request line and headers of a head (up to and including its blank line).
 
+    Strict where a lenient reading lets a request mean two things (to this server and to a proxy in
+    front of it): no control characters in names or values (a bare CR or LF would let a value carry
+    another header), one ``Content-Length`` (or repeated with the same value), never both it and
+    ``Transfer-Encoding``, and ``Transfer-Encoding`` only as ``chunked``.
+
     Raises:
-        BadRequest: (400) it is not an HTTP/1.x request head.
+        BadRequest: (400) it is not such an HTTP/1.x request head.
     """
     lines = data.decode("latin-1").split("\r\n")
     parts = lines[0].split(" ")
-    if len(parts) != 3 or parts[2] not in ("HTTP/1.1", "HTTP/1.0"):
+    if len(parts) != 3 or parts[2] not in ("HTTP/1.1", "HTTP/1.0") or not _TOKEN.fullmatch(parts[0]):
         raise BadRequest(400, "not an HTTP/1.x request line")
     headers: dict[str, str] = {}
     for line in lines[1:]:
         if not line:
             continue
         name, sep, value = line.partition(":")
-        if not sep or not name or name != name.strip():
+        value = value.strip(" \t")
+        if not sep or not _TOKEN.fullmatch(name) or not _FIELD_VALUE.fullmatch(value):
             raise BadRequest(400, "malformed header")
-        headers[name.lower()] = value.strip()
+        key = name.lower()
+        if key == "content-length" and key in headers and headers[key] != value:
+            raise BadRequest(400, "conflicting Content-Length headers")
+        headers[key] = value
+    if "transfer-encoding" in headers:
+        if headers["transfer-encoding"].lower() != "chunked":
+            raise BadRequest(400, "only the chunked transfer encoding is accepted")
+        if "content-length" in headers:
+            raise BadRequest(400, "Content-Length and Transfer-Encoding together")
     return Head(parts[0], parts[1], parts[2], headers)
 
 
@@ -96,7 +121,7 @@ async def read_body(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, 
             (400) a malformed length or chunk.
         asyncio.IncompleteReadError: the peer closed before the body ended.
     """
-    chunked = "chunked" in head.headers.get("transfer-encoding", "").lower()
+    chunked = "transfer-encoding" in head.headers  # parse_head let only "chunked" through
     length_text = head.headers.get("content-length")
     if not chunked and length_text is None:
         if head.method == "POST":
@@ -104,7 +129,7 @@ async def read_body(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, 
         return b""
     length = 0
     if not chunked:
-        if not length_text or not length_text.isdigit():
+        if length_text is None or not _DIGITS.fullmatch(length_text):
             raise BadRequest(400, "Content-Length is not a number")
         length = int(length_text)
         if length > max_bytes:
@@ -117,23 +142,30 @@ async def read_body(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, 
 
 
 async def _read_chunks(reader: asyncio.StreamReader, max_bytes: int) -> bytes:
+    """A chunked body, at most ``max_bytes`` (each size line and trailer within the reader's limit).
+
+    Raises:
+        BadRequest: (400) a malformed size or chunk, or a line too long; (413) too large.
+    """
     body = bytearray()
-    while True:
-        size_line = await reader.readuntil(b"\r\n")
-        size_text = size_line.split(b";", 1)[0].strip()
-        try:
+    try:
+        while True:
+            size_line = await reader.readuntil(b"\r\n")
+            size_text = size_line[:-2].split(b";", 1)[0].strip(b" \t")
+            if not _CHUNK_SIZE.fullmatch(size_text):
+                raise BadRequest(400, "malformed chunk size")
             size = int(size_text, 16)
-        except ValueError:
-            raise BadRequest(400, "malformed chunk size") from None
-        if size == 0:
-            while await reader.readuntil(b"\r\n") != b"\r\n":  # trailers, ignored
-                pass
-            return bytes(body)
-        if len(body) + size > max_bytes:
-            raise BadRequest(413, f"the body is more than {max_bytes} bytes")
-        body += await reader.readexactly(size)
-        if await reader.readexactly(2) != b"\r\n":
-            raise BadRequest(400, "malformed chunk")
+            if size == 0:
+                while await reader.readuntil(b"\r\n") != b"\r\n":  # trailers, ignored
+                    pass
+                return bytes(body)
+            if len(body) + size > max_bytes:
+                raise BadRequest(413, f"the body is more than {max_bytes} bytes")
+            body += await reader.readexactly(size)
+            if await reader.readexactly(2) != b"\r\n":
+                raise BadRequest(400, "malformed chunk")
+    except asyncio.LimitOverrunError:
+        raise BadRequest(400, "a chunk line is too long") from None
 
 
 def response_head(status: int, headers: list[tuple[str, str]]) -> bytes:

@@ -6,7 +6,7 @@ this module bridges one HTTP request of the hub's own server to it as an ASGI ca
 request the tools of the agent its headers name: ``Authorization: Bearer <project token>``,
 ``x-kxm-agent-id``, ``x-kxm-agent-key`` and the tool-policy tokens, as over gRPC. A tool call is its
 RPC, admitted by the same gate and answered by the same servicer as over gRPC or the HTTP port
-(``http_api.call_unary``), without a second process or a network hop. Tools the presented tokens'
+(``http_calls.call_unary``), without a second process or a network hop. Tools the presented tokens'
 policies deny are not listed; the hub refuses them anyway. New inbox events are not announced over
 HTTP (the stdio adapter's announce-once follows one agent's inbox for the life of its process; a
 stateless endpoint has no such life): an agent there reads ``kxm_inbox``.
@@ -33,7 +33,7 @@ from kxm_grpc.errors import Unimplemented
 from kxm_grpc.mcp.server import AgentTools, build_server, policies_of
 from kxm_grpc.server import http1
 from kxm_grpc.server.admission import IncomingCall
-from kxm_grpc.server.http_api import WRITE_TIMEOUT, HttpCallContext, Route, call_unary
+from kxm_grpc.server.http_calls import ClientLeft, HttpCallContext, Route, call_unary, watching, write
 from kxm_grpc.server.settings import is_loopback
 
 log = structlog.get_logger("kxm.mcp")
@@ -58,7 +58,8 @@ class McpEndpoint:
                 allowed_hosts=[f"{name}:*" for name in names],
                 allowed_origins=[
                     *(f"{scheme}://{name}:*" for scheme in ("http", "https") for name in names),
-                    *cors_origins,
+                    # The named CORS origins too; "*" names none here (the SDK matches origins exactly).
+                    *(origin for origin in cors_origins if origin != "*"),
                 ],
             )
         self._manager = StreamableHTTPSessionManager(
@@ -113,9 +114,15 @@ class McpEndpoint:
         return AgentTools(invoke, policies, timeout=CALL_TIMEOUT)
 
     async def serve(
-        self, head: http1.Head, body: bytes, writer: asyncio.StreamWriter, peer_host: str, keep: bool
+        self,
+        head: http1.Head,
+        body: bytes,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        keep: bool,
     ) -> bool:
-        """Answer one request through the session manager, as an ASGI call."""
+        """Answer one request through the session manager, as an ASGI call (cancelled when the
+        client closes its connection, as its RPC would be)."""
         path, _, query = head.target.partition("?")
         peer = writer.get_extra_info("peername")
         local = writer.get_extra_info("sockname")
@@ -147,10 +154,12 @@ class McpEndpoint:
             return {"type": "http.disconnect"}
 
         try:
-            await self._manager.handle_request(scope, receive, response.send)
+            _, closes = await watching(reader, self._manager.handle_request(scope, receive, response.send))
+        except ClientLeft:
+            return False
         finally:
             done.set()
-        return await response.finish()
+        return await response.finish() and not closes
 
 
 class _AsgiResponse:
@@ -201,6 +210,4 @@ class _AsgiResponse:
         return self._keep
 
     async def _write(self, data: bytes) -> None:
-        self._writer.write(data)
-        async with asyncio.timeout(WRITE_TIMEOUT):
-            await self._writer.drain()
+        await write(self._writer, data)
