@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import grpc
 from google.protobuf import descriptor_pb2
-from google.rpc import error_details_pb2
+from google.rpc import error_details_pb2, status_pb2
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from grpc_status import rpc_status
 
@@ -110,19 +110,24 @@ def _fill_status(outcome: Outcome, error: grpc.RpcError) -> None:
     except ValueError:  # details whose code disagrees with the call's
         status = None
     if status is not None:
-        outcome.status_details = True
-        for detail in status.details:
-            if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
-                info = error_details_pb2.ErrorInfo()
-                detail.Unpack(info)
-                outcome.reason, outcome.domain = info.reason, info.domain
-                outcome.error_metadata = dict(info.metadata)
-            elif detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
-                bad = error_details_pb2.BadRequest()
-                detail.Unpack(bad)
-                outcome.violations = [v.field for v in bad.field_violations]
+        read_details(outcome, status)
     outcome.wire += outcome.details.encode() + _metadata_bytes(call.initial_metadata())
     outcome.wire += _metadata_bytes(call.trailing_metadata())
+
+
+def read_details(outcome: Outcome, status: status_pb2.Status) -> None:
+    """Fill ``outcome`` from a ``google.rpc.Status``: ErrorInfo and BadRequest (any surface's)."""
+    outcome.status_details = True
+    for detail in status.details:
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            outcome.reason, outcome.domain = info.reason, info.domain
+            outcome.error_metadata = dict(info.metadata)
+        elif detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
+            bad = error_details_pb2.BadRequest()
+            detail.Unpack(bad)
+            outcome.violations = [v.field for v in bad.field_violations]
 
 
 def subscribe_caught_up() -> Callable[[bytes], bool]:

@@ -94,7 +94,7 @@ from kxm_grpc.store import tables
 from kxm_grpc.store.sql.connection import Connection
 from tests.api.test_runtimes import sync_event
 from tests.conftest import ADMIN_TOKEN, Hub, sqlite_only
-from tests.reliability import rpc_surface
+from tests.reliability import http_surface, rpc_surface
 from tests.reliability.battery import REPO, Battery, tier
 from tests.reliability.rpc_surface import Metadata, Outcome
 from tests.workflows import gate_registry, step_document
@@ -2164,6 +2164,10 @@ class Run:
     changed: list[str] = field(default_factory=list)
     wrong: list[str] = field(default_factory=list)
     webhook_port: int = 0
+    http_address: str = ""
+    """The HTTP port (Connect and gRPC-Web): the refusal phases run over it too."""
+    over_http: bool = False
+    """Whether ``call`` goes through the HTTP port (gRPC-Web) rather than gRPC."""
     clock: ManualClock | None = None
     webhook_codes: Counter[str] = field(default_factory=Counter)
     webhook_answers: dict[int, tuple[int, str]] = field(default_factory=dict)
@@ -2194,9 +2198,15 @@ class Run:
 
     def call(self, method: str, request: ProtoMessage, metadata: Metadata) -> Outcome:
         body = request.SerializeToString()
-        outcome = rpc_surface.call(
-            self.channel, method, body, metadata, streaming=self.served[method], timeout=CALL_TIMEOUT
-        )
+        if self.over_http:
+            outcome = http_surface.call(
+                self.http_address, method, body, metadata, streaming=self.served[method], timeout=CALL_TIMEOUT
+            )
+            self.battery.add("http_calls")
+        else:
+            outcome = rpc_surface.call(
+                self.channel, method, body, metadata, streaming=self.served[method], timeout=CALL_TIMEOUT
+            )
         self.battery.add("calls")
         self.codes[outcome.name] += 1
         return outcome
@@ -2224,9 +2234,10 @@ def _label(method: str, *parts: str) -> str:
 
 @pytest.fixture
 def hub_settings(hub_settings: Settings) -> Settings:
-    """The shared test settings with the public webhook listener on a free loopback port (what
-    ``kxm hub serve --webhook-port 0`` does): B9 probes its signed routes as well as the gRPC API."""
-    return replace(hub_settings, webhook_port=0)
+    """The shared test settings with the public webhook listener and the HTTP port on free loopback
+    ports (what ``kxm hub serve --webhook-port 0 --http-port 0`` does): B9 probes the signed webhook
+    routes and the RPCs over HTTP as well as over gRPC."""
+    return replace(hub_settings, webhook_port=0, http_port=0)
 
 
 WEBHOOK_ROUTES = (webhooks.START, webhooks.SIGNAL)
@@ -2570,6 +2581,9 @@ async def test_every_rpc_refuses_every_bad_credential_and_every_other_projects_i
     battery.invariant("webhook routes without a B9 probe", sorted(set(WEBHOOK_ROUTES) - probed), [])
     battery.figure("webhook_routes", len(WEBHOOK_ROUTES))
     battery.figure("webhook_probes", len(WEBHOOK_PROBES))
+    http_address = hub.server.http_address
+    battery.invariant("the HTTP port serves", http_address is not None, True)
+    assert http_address is not None
 
     rng = battery.random
     with NotifyReceiver() as receiver:
@@ -2598,9 +2612,17 @@ async def test_every_rpc_refuses_every_bad_credential_and_every_other_projects_i
         def matrix() -> tuple[Run, bool]:  # in one thread: the database connection belongs to it
             with tables.raw_connection(hub.database) as conn, grpc.insecure_channel(hub.address) as channel:
                 run = Run(battery, channel, conn, worlds, served, webhook_port=port, clock=clock)
+                run.http_address = http_address
                 run.unchanged()  # the digest every refused call is compared with
                 _bad_credentials(run, a, b, nowhere)
                 _cross_project(run, a, b, nowhere)
+                # The same refusals over the HTTP port: same codes, reasons, no leak, no change.
+                run.over_http = True
+                over_grpc = run.served
+                run.served = {m: s for m, s in over_grpc.items() if m not in http_surface.NOT_OVER_HTTP}
+                _bad_credentials(run, a, b, nowhere)
+                _cross_project(run, a, b, nowhere)
+                run.over_http, run.served = False, over_grpc
                 _streams(run, a, b)
                 _webhooks(run, a, b, nowhere)
                 _scoped(run, b, a)
