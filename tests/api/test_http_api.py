@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import io
 import json
+import random
 import ssl
 import subprocess
 from dataclasses import replace
@@ -427,3 +429,48 @@ async def test_mutual_tls_on_grpc_is_mutual_tls_here(hub_settings: Settings, pki
     finally:
         await server.stop(0)
     assert answer.status == 401  # through TLS with a certificate; no token given
+
+
+async def test_garbage_gets_an_answer_or_a_close_never_a_defect(
+    hub: Hub, make_agent: AgentFactory, log_lines: io.StringIO
+) -> None:
+    """A seeded fuzz of the HTTP port: valid requests mutated (bytes flipped, cut, CR/LF/NUL and
+    huge numbers inserted). Each gets an HTTP answer or a closed connection, none a defect in the
+    log, and the port serves a valid request after them all."""
+    alice = await make_agent("alice")
+    rng = random.Random(19)
+    valid = (
+        f"POST {SEND} HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\n"
+        + "".join(f"{name}: {value}\r\n" for name, value in alice.metadata)
+        + 'Content-Length: 33\r\n\r\n{"target":"alice","content":"x"}'
+    ).encode()
+    inserts = [b"\r", b"\n", b"\0", b"\r\n", b"99999999999999999999", b"-1", b"\xff", b"Transfer-Encoding: chunked\r\n"]
+    answered = closed = 0
+    for _ in range(300):
+        data = bytearray(valid)
+        for _ in range(rng.randint(1, 4)):
+            where = rng.randrange(len(data))
+            match rng.randrange(3):
+                case 0:
+                    data[where] = rng.randrange(256)
+                case 1:
+                    data[where:where] = rng.choice(inserts)
+                case _:
+                    del data[where : where + rng.randint(1, 20)]
+        async with Connection(_http(hub)) as http:
+            http.writer.write(bytes(data))
+            http.writer.write_eof()
+            try:
+                status, _ = await asyncio.wait_for(http.head(), 10)
+                assert 100 <= status <= 599
+                answered += 1
+            except (asyncio.IncompleteReadError, ConnectionError):
+                closed += 1
+    async with Connection(_http(hub)) as http:
+        after = await http.request(SEND, _json({"target": "alice", "content": "x"}), headers=alice.metadata)
+
+    assert answered + closed == 300 and answered > 100
+    assert after.status == 400  # SELF_TARGET: served as ever
+    logged = log_lines.getvalue()
+    assert "request_error" in logged  # the log is read (the last call's refusal is in it)
+    assert "http_connection_failed" not in logged
