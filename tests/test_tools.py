@@ -209,8 +209,14 @@ def test_declared_bounds_are_the_rules_bounds() -> None:
     from kxm_grpc.v1 import lease_service_pb2, message_service_pb2
 
     send = message_service_pb2.SendMessageRequest.DESCRIPTOR.fields_by_name
+    fanout = message_service_pb2.FanoutMessagesRequest.DESCRIPTOR.fields_by_name
     acquire = lease_service_pb2.AcquireLeaseRequest.DESCRIPTOR.fields_by_name
     declared = {
+        "max hops": (limits_of(send["max_hops"]).maximum, messages.MAX_MAX_HOPS),
+        "min ttl": (limits_of(send["ttl"]).minimum, messages.MIN_TTL // 1000),
+        "fanout targets": (limits_of(fanout["targets"]).max_items, messages.MAX_FANOUT_TARGETS),
+        "fanout wait": (limits_of(fanout["wait"]).maximum, messages.MAX_FANOUT_WAIT // 1000),
+        "fanout prefix": (limits_of(fanout["idempotency_key_prefix"]).max_length, messages.MAX_FANOUT_PREFIX_CHARS),
         "target": (limits_of(send["target"]).max_length, messages.MAX_TARGET_CHARS),
         "content": (limits_of(send["content"]).max_length, messages.MAX_CONTENT_CHARS),
         "idempotency": (limits_of(send["idempotency_key"]).max_length, messages.MAX_IDEMPOTENCY_KEY_CHARS),

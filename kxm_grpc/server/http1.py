@@ -74,8 +74,16 @@ _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 """An HTTP token: a method or a header name (RFC 9110 §5.6.2)."""
 _FIELD_VALUE = re.compile(r"[\t\x20-\x7e\x80-\xff]*")
 """A header value: visible characters, spaces and tabs; no CR, LF or other control character."""
+_TARGET = re.compile(r"[\x21-\x7e]+")
+"""A request target: visible ASCII, no spaces or control characters."""
 _DIGITS = re.compile(r"[0-9]{1,12}")
-_CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,8}")
+_CHUNK_LINE = re.compile(rb"([0-9A-Fa-f]{1,8})(?:[ \t]*;[\x20-\x7e\t]*)?")
+"""A chunk-size line without its CRLF: hex digits, then extensions of visible characters only."""
+_TRAILER = re.compile(rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+:[\t\x20-\x7e\x80-\xff]*")
+
+
+_SINGLE = frozenset({"transfer-encoding", "authorization", "host", "content-type"})
+"""Headers a request may carry once (a second one could mean another thing to a proxy)."""
 
 
 def parse_head(data: bytes) -> Head:
@@ -91,7 +99,12 @@ def parse_head(data: bytes) -> Head:
     """
     lines = data.decode("latin-1").split("\r\n")
     parts = lines[0].split(" ")
-    if len(parts) != 3 or parts[2] not in ("HTTP/1.1", "HTTP/1.0") or not _TOKEN.fullmatch(parts[0]):
+    if (
+        len(parts) != 3
+        or parts[2] not in ("HTTP/1.1", "HTTP/1.0")
+        or not _TOKEN.fullmatch(parts[0])
+        or not _TARGET.fullmatch(parts[1])
+    ):
         raise BadRequest(400, "not an HTTP/1.x request line")
     headers: dict[str, str] = {}
     for line in lines[1:]:
@@ -102,12 +115,12 @@ def parse_head(data: bytes) -> Head:
         if not sep or not _TOKEN.fullmatch(name) or not _FIELD_VALUE.fullmatch(value):
             raise BadRequest(400, "malformed header")
         key = name.lower()
-        if key == "content-length" and key in headers and headers[key] != value:
-            raise BadRequest(400, "conflicting Content-Length headers")
+        if key in headers and (key in _SINGLE or (key == "content-length" and headers[key] != value)):
+            raise BadRequest(400, f"{name} given twice")
         headers[key] = value
     if "transfer-encoding" in headers:
-        if headers["transfer-encoding"].lower() != "chunked":
-            raise BadRequest(400, "only the chunked transfer encoding is accepted")
+        if headers["transfer-encoding"].lower() != "chunked" or parts[2] == "HTTP/1.0":
+            raise BadRequest(400, "only the chunked transfer encoding is accepted, and only on HTTP/1.1")
         if "content-length" in headers:
             raise BadRequest(400, "Content-Length and Transfer-Encoding together")
     return Head(parts[0], parts[1], parts[2], headers)
@@ -150,14 +163,14 @@ async def _read_chunks(reader: asyncio.StreamReader, max_bytes: int) -> bytes:
     body = bytearray()
     try:
         while True:
-            size_line = await reader.readuntil(b"\r\n")
-            size_text = size_line[:-2].split(b";", 1)[0].strip(b" \t")
-            if not _CHUNK_SIZE.fullmatch(size_text):
+            size_line = _CHUNK_LINE.fullmatch((await reader.readuntil(b"\r\n"))[:-2])
+            if size_line is None:
                 raise BadRequest(400, "malformed chunk size")
-            size = int(size_text, 16)
+            size = int(size_line.group(1), 16)
             if size == 0:
-                while await reader.readuntil(b"\r\n") != b"\r\n":  # trailers, ignored
-                    pass
+                while (trailer := (await reader.readuntil(b"\r\n"))[:-2]) != b"":  # trailers, ignored
+                    if not _TRAILER.fullmatch(trailer):
+                        raise BadRequest(400, "malformed trailer")
                 return bytes(body)
             if len(body) + size > max_bytes:
                 raise BadRequest(413, f"the body is more than {max_bytes} bytes")

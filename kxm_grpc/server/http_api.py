@@ -23,14 +23,15 @@ closes after the answer. ``/mcp`` is MCP over streamable HTTP (``server/mcp_http
 
 CORS is off unless ``--http-cors-origin`` names the origins allowed (or ``*``): then a preflight
 from one of them is answered and the RPC routes' responses carry ``Access-Control-Allow-Origin``,
-so a browser on that origin may call with its own credentials headers. (``/mcp`` checks origins
-itself: loopback ones and the named ones.)
+so a browser on that origin may call with its own credentials headers; ``/mcp`` answers them too
+(and checks origins itself: loopback ones and the named ones).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
+import socket
 import ssl
 import time
 from collections import Counter
@@ -83,9 +84,9 @@ STOP_TIMEOUT = 2.0
 ALLOWED_HEADERS = (
     "authorization, content-type, connect-protocol-version, connect-timeout-ms, grpc-timeout, x-grpc-web,"
     " x-user-agent, x-request-id, x-kxm-agent-id, x-kxm-agent-key, x-kxm-project, x-kxm-attempt-token,"
-    " x-kxm-session-token"
+    " x-kxm-session-token, mcp-protocol-version, mcp-session-id, last-event-id"
 )
-EXPOSED_HEADERS = "grpc-status, grpc-message, grpc-status-details-bin, x-request-id"
+EXPOSED_HEADERS = "grpc-status, grpc-message, grpc-status-details-bin, x-request-id, mcp-session-id"
 MCP_PATH = "/mcp"
 """Where MCP over streamable HTTP is served (``server/mcp_http.py``)."""
 
@@ -100,8 +101,10 @@ class Endpoint(Protocol_):
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
         keep: bool,
+        extra: Sequence[tuple[str, str]],
     ) -> bool:
-        """Answer one request whose body was read; whether the connection may serve another."""
+        """Answer one request whose body was read, with ``extra`` headers (CORS); whether the
+        connection may serve another."""
         ...
 
 
@@ -195,6 +198,7 @@ class HttpApiServer:
         assert task is not None
         self._connections[task] = transport
         self._sources[source] += 1
+        _keep_alive(writer)
         try:
             await self._requests(reader, writer, f"http:{source}")
             writer.close()
@@ -279,7 +283,7 @@ class HttpApiServer:
             return await self._preflight(writer, cors, keep)
         endpoint = self._endpoints.get(head.path)
         if endpoint is not None:
-            return await endpoint.serve(head, body, reader, writer, keep)
+            return await endpoint.serve(head, body, reader, writer, keep, cors)
         if head.method != "POST":
             await _plain(writer, 405, "RPCs are called with POST", keep=keep, extra=[("Allow", "POST"), *cors])
             return keep
@@ -353,6 +357,25 @@ class HttpApiServer:
         return keep
 
 
+KEEPALIVE_IDLE, KEEPALIVE_INTERVAL, KEEPALIVE_COUNT = 30, 10, 3
+"""TCP keepalive of accepted connections: a peer that vanished (no close, no reset) is found within
+about a minute, and its stream gives back the agent's stream slot (gRPC's keepalive does this there)."""
+
+
+def _keep_alive(writer: asyncio.StreamWriter) -> None:
+    sock = writer.get_extra_info("socket")
+    if sock is None:
+        return
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+    for option, value in (
+        ("TCP_KEEPIDLE", KEEPALIVE_IDLE),
+        ("TCP_KEEPINTVL", KEEPALIVE_INTERVAL),
+        ("TCP_KEEPCNT", KEEPALIVE_COUNT),
+    ):
+        if hasattr(socket, option):  # Linux; elsewhere the system's defaults
+            sock.setsockopt(socket.IPPROTO_TCP, getattr(socket, option), value)
+
+
 def _fits(protocol: Protocol, route: Route) -> bool:
     """Whether the protocol can carry the route: gRPC-Web both kinds, Connect's unary or streaming
     form only its own kind."""
@@ -378,7 +401,8 @@ class UnavailableEndpoint:
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
         keep: bool,
+        extra: Sequence[tuple[str, str]],
     ) -> bool:
         text = "MCP over HTTP needs the mcp package on the hub: pip install 'kxm-hub[mcp]'"
-        await _plain(writer, 501, text, keep=keep)
+        await _plain(writer, 501, text, keep=keep, extra=extra)
         return keep

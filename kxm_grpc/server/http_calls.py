@@ -102,12 +102,16 @@ class ClientLeft(Exception):
     """The client closed its connection while its call ran; the call was cancelled."""
 
 
-async def watching(reader: asyncio.StreamReader, work: Awaitable[T]) -> tuple[T, bool]:
+async def watching(
+    reader: asyncio.StreamReader, work: Awaitable[T], *, ending: Callable[[], bool] = lambda: False
+) -> tuple[T, bool]:
     """``work``'s result while the connection stays open, and whether the connection must close after
     the answer (the client sent more bytes meanwhile: a pipelined request, which is not served).
 
-    ``work`` runs in the calling task (no task per call): a read watches the socket, and a close
-    seen by it cancels the calling task, which this turns into ``ClientLeft``.
+    The work runs in the calling task; a read watches the socket (re-armed after bytes, so a close
+    after them is still seen), and a close cancels the calling task, which this turns into
+    ``ClientLeft``. ``ending`` says the work is ending on its own (a stream cut by the hub, whose
+    connection it aborted itself): that close is not the client leaving.
 
     Raises:
         ClientLeft: the client closed the connection first (``work`` was cancelled).
@@ -117,20 +121,31 @@ async def watching(reader: asyncio.StreamReader, work: Awaitable[T]) -> tuple[T,
     assert current is not None
     left = False
     finished = False
+    sent_more = False
+    watch: asyncio.Future[bytes]
 
-    def on_read(watch: asyncio.Future[bytes]) -> None:
-        nonlocal left
-        if watch.cancelled():
+    def arm() -> None:
+        nonlocal watch
+        watch = asyncio.ensure_future(reader.read(4096))
+        watch.add_done_callback(on_read)
+
+    def on_read(done: asyncio.Future[bytes]) -> None:
+        nonlocal left, sent_more
+        if done.cancelled():
             return
-        error = watch.exception()  # retrieved either way: a reset is the client leaving too
+        error = done.exception()  # retrieved either way: a reset is the client leaving too
         # Scheduled on the loop: by the time it runs, the work may have ended (then nothing to cancel).
-        if finished or (error is None and watch.result()):
+        if finished:
             return
-        left = True
-        current.cancel()
+        if error is None and done.result():
+            sent_more = True
+            arm()
+            return
+        if not ending():
+            left = True
+            current.cancel()
 
-    watch: asyncio.Future[bytes] = asyncio.ensure_future(reader.read(1))
-    watch.add_done_callback(on_read)
+    arm()
     try:
         result = await work
     except asyncio.CancelledError:
@@ -139,9 +154,13 @@ async def watching(reader: asyncio.StreamReader, work: Awaitable[T]) -> tuple[T,
         raise
     finally:
         finished = True
+        closes = sent_more or watch.done()  # bytes, or the close, arrived as the work ended
         if not watch.done():
             watch.cancel()
-    closes = watch.done() and not watch.cancelled()  # bytes arrived (or the close, answered anyway)
+            await asyncio.wait({watch})  # the reader is free again before its next read
+    if left:  # the work ended on its own after the cancel: the client is gone all the same
+        current.uncancel()
+        raise ClientLeft
     return result, closes
 
 
@@ -261,7 +280,8 @@ async def answer_stream(
     ]
     await write(writer, http1.response_head(200, headers))
     try:
-        error, _ = await watching(reader, _send_stream(route, protocol, call, decode, context, writer))
+        sending = _send_stream(route, protocol, call, decode, context, writer)
+        error, _ = await watching(reader, sending, ending=lambda: context.cut is not None)
     except ClientLeft:
         return False
     if context.cut is not None:

@@ -120,9 +120,10 @@ class McpEndpoint:
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
         keep: bool,
+        extra: Sequence[tuple[str, str]],
     ) -> bool:
         """Answer one request through the session manager, as an ASGI call (cancelled when the
-        client closes its connection, as its RPC would be)."""
+        client closes its connection, as its RPC would be), with ``extra`` headers (CORS)."""
         path, _, query = head.target.partition("?")
         peer = writer.get_extra_info("peername")
         local = writer.get_extra_info("sockname")
@@ -141,7 +142,7 @@ class McpEndpoint:
             "server": tuple(local[:2]) if isinstance(local, tuple) else None,
             "state": {},
         }
-        response = _AsgiResponse(writer, keep)
+        response = _AsgiResponse(writer, keep, extra)
         received = False
         done = asyncio.Event()
 
@@ -166,9 +167,10 @@ class _AsgiResponse:
     """An ASGI app's answer written to an HTTP/1.1 connection: with its length when it gives one
     (buffered to the end), else chunked as it comes (then the connection closes after it)."""
 
-    def __init__(self, writer: asyncio.StreamWriter, keep: bool) -> None:
+    def __init__(self, writer: asyncio.StreamWriter, keep: bool, extra: Sequence[tuple[str, str]]) -> None:
         self._writer = writer
         self._keep = keep
+        self._extra = extra
         self._status = 500
         self._headers: list[tuple[str, str]] = []
         self._body = bytearray()
@@ -179,6 +181,7 @@ class _AsgiResponse:
         if message["type"] == "http.response.start":
             self._status = int(message["status"])
             self._headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in message.get("headers", ())]
+            self._headers += self._extra
             self._chunked = not any(name.lower() == "content-length" for name, _ in self._headers)
             return
         if message["type"] != "http.response.body":

@@ -293,10 +293,19 @@ async def test_served_over_tls_and_never_beyond_loopback_without_it(hub_settings
     assert answer.status == 401  # reached over TLS; no credentials given
 
 
+@pytest.fixture(scope="module")
+def contract_image(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The contract as a buf image, built once: ``buf curl --schema`` then reads it at once (compiling
+    the protos on each call would spend the calls' ``--timeout``)."""
+    image = tmp_path_factory.mktemp("buf") / "contract.binpb"
+    subprocess.run([str(ROOT / ".venv/bin/buf"), "build", "-o", str(image)], check=True, cwd=ROOT, timeout=120)
+    return image
+
+
 def _buf_curl(
-    protocol: str, url: str, body: str, headers: tuple[tuple[str, str], ...], *extra: str
+    image: Path, protocol: str, url: str, body: str, headers: tuple[tuple[str, str], ...], *extra: str
 ) -> tuple[int, str, str]:
-    args = [str(ROOT / ".venv/bin/buf"), "curl", "--schema", str(ROOT), "--protocol", protocol, "-d", body, *extra]
+    args = [str(ROOT / ".venv/bin/buf"), "curl", "--schema", str(image), "--protocol", protocol, "-d", body, *extra]
     for name, value in headers:
         args += ["-H", f"{name}: {value}"]
     done = subprocess.run([*args, url], capture_output=True, text=True, timeout=120, cwd=ROOT)
@@ -304,18 +313,22 @@ def _buf_curl(
 
 
 @pytest.mark.parametrize("protocol", ["connect", "grpcweb"])
-async def test_buf_curl_in_both_protocols(hub: Hub, make_agent: AgentFactory, protocol: str) -> None:
+async def test_buf_curl_in_both_protocols(
+    hub: Hub, make_agent: AgentFactory, protocol: str, contract_image: Path
+) -> None:
     alice = await make_agent("alice")
     bob = await make_agent("bob")
     base = f"http://{_http(hub)}/kxm.v1.MessageService"
 
     sent = await asyncio.to_thread(
-        _buf_curl, protocol, f"{base}/SendMessage", '{"target":"bob","content":"hi"}', alice.metadata
+        _buf_curl, contract_image, protocol, f"{base}/SendMessage", '{"target":"bob","content":"hi"}', alice.metadata
     )
     missing = await asyncio.to_thread(
-        _buf_curl, protocol, f"{base}/SendMessage", '{"target":"ghost","content":"x"}', alice.metadata
+        _buf_curl, contract_image, protocol, f"{base}/SendMessage", '{"target":"ghost","content":"x"}', alice.metadata
     )
-    streamed = await asyncio.to_thread(_buf_curl, protocol, f"{base}/Subscribe", "{}", bob.metadata, "--timeout", "3s")
+    streamed = await asyncio.to_thread(
+        _buf_curl, contract_image, protocol, f"{base}/Subscribe", "{}", bob.metadata, "--timeout", "5s"
+    )
 
     assert sent[0] == 0, sent[2]
     assert json.loads(sent[1])["message"]["toAgentName"] == "bob"
@@ -359,6 +372,10 @@ async def test_a_chunked_body_after_100_continue(hub: Hub, make_agent: AgentFact
         f"POST {SEND} HTTP/1.1\r\nTransfer-Encoding: gzip, chunked",
         f"POST {SEND} HTTP/1.1\r\nContent-Length: ²",
         f"POST {SEND} HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n-1",
+        f"POST {SEND} HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2;a\nb",
+        f"POST {SEND} HTTP/1.1\r\nTransfer-Encoding: identity\r\nTransfer-Encoding: chunked",
+        f"POST {SEND} HTTP/1.0\r\nTransfer-Encoding: chunked",
+        f"POST {SEND}\x01x HTTP/1.1\r\nContent-Length: 2",
     ],
     ids=[
         "bare LF in a value",
@@ -367,6 +384,10 @@ async def test_a_chunked_body_after_100_continue(hub: Hub, make_agent: AgentFact
         "another encoding",
         "not ASCII digits",
         "bad chunk",
+        "bare LF in a chunk extension",
+        "two encodings",
+        "chunked on HTTP/1.0",
+        "control character in the target",
     ],
 )
 async def test_an_ambiguous_request_is_refused_and_the_connection_closed(hub: Hub, head: str) -> None:

@@ -52,7 +52,11 @@ def call(
     with socket.create_connection((host, int(port)), timeout=timeout) as sock:
         sock.sendall(request)
         reader = sock.makefile("rb")
-        status, response_headers = _head(reader)
+        answered = _head(reader)
+        if answered is None:
+            outcome.code, outcome.details = grpc.StatusCode.UNKNOWN, "the connection closed without an answer"
+            return outcome
+        status, response_headers = answered
         outcome.wire += b"".join(f"{k}\0{v}\0".encode() for k, v in response_headers.items())
         if status != 200:
             outcome.code = grpc.StatusCode.UNKNOWN
@@ -71,13 +75,16 @@ def call(
     return outcome
 
 
-def _head(reader: object) -> tuple[int, dict[str, str]]:
+def _head(reader: object) -> tuple[int, dict[str, str]] | None:
+    """The status and headers of the answer (None: the connection closed before one)."""
     lines = []
     while True:
         line = reader.readline()  # type: ignore[attr-defined]
         if line in (b"\r\n", b""):
             break
         lines.append(line.decode("latin-1").rstrip("\r\n"))
+    if not lines:
+        return None
     status = int(lines[0].split(" ")[1])
     headers = {}
     for line in lines[1:]:
