@@ -114,10 +114,10 @@ def parse_head(data: bytes) -> Head:
         value = value.strip(" \t")
         if not sep or not _TOKEN.fullmatch(name) or not _FIELD_VALUE.fullmatch(value):
             raise BadRequest(400, "malformed header")
-        key = name.lower()
-        if key in headers and (key in _SINGLE or (key == "content-length" and headers[key] != value)):
+        field = name.lower()
+        if field in headers and (field in _SINGLE or (field == "content-length" and headers[field] != value)):
             raise BadRequest(400, f"{name} given twice")
-        headers[key] = value
+        headers[field] = value
     if "transfer-encoding" in headers:
         if headers["transfer-encoding"].lower() != "chunked" or parts[2] == "HTTP/1.0":
             raise BadRequest(400, "only the chunked transfer encoding is accepted, and only on HTTP/1.1")
