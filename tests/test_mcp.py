@@ -10,7 +10,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -177,13 +177,19 @@ async def test_mcp_over_http_served_by_the_hub(hub_settings: Settings, tmp_path:
 
 
 @contextlib.asynccontextmanager
-async def _http_client(url: str, headers: dict[str, str]) -> AsyncIterator[Client]:
-    """An MCP client of ``url`` sending ``headers`` on every request (its HTTP client closed after)."""
+async def _http_client(
+    url: str, headers: dict[str, str], *, on_request: Callable[[Any], Awaitable[None]] | None = None
+) -> AsyncIterator[Client]:
+    """An MCP client of ``url`` sending ``headers`` on every request (its HTTP client closed after);
+    ``on_request`` sees each HTTP request as it is sent."""
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
+    http_client = create_mcp_http_client(headers=headers)
+    if on_request is not None:
+        http_client.event_hooks["request"].append(on_request)
     async with (
-        create_mcp_http_client(headers=headers) as http,
+        http_client as http,
         Client(streamable_http_client(url, http_client=http)) as client,
     ):
         yield client
@@ -222,3 +228,49 @@ def _resume(client: HubClient, name: str) -> None:
     saved = load_identity("alpha", name, address=client.address)
     assert saved is not None
     client.use_agent(saved["agent_id"], saved["agent_key"])
+
+
+async def test_mcp_over_http_announces_each_event_once(hub_settings: Settings) -> None:
+    """Over HTTP the hub tells the model, in the result of the agent's next tool call, what its inbox
+    logged since the last one: the first call the requests still open (not replies had before), then
+    each new request and reply once; a call that fails authentication is told nothing."""
+    server = HubServer(replace(hub_settings, http_port=0))
+    await server.start()
+    try:
+        admin = HubClient(server.address, token=ADMIN_TOKEN)
+        token = (await admin.admin.create_project("alpha")).project_token
+        alice, bob = HubClient(server.address, token=token), HubClient(server.address, token=token)
+        await alice.agents.register("alice")
+        await bob.agents.register("bob")
+        waiting = await alice.messages.send("bob", "still open for bob")
+        asked = await bob.messages.send("alice", "answered before")
+        await alice.messages.reply(asked.message.id, "done")
+        url = f"http://{server.http_address}/mcp"
+
+        async with _http_client(url, dict(bob.metadata)) as as_bob, _http_client(url, {}) as anonymous:
+            first = _announced(await as_bob.call_tool("kxm_whoami", {}))
+            quiet = _announced(await as_bob.call_tool("kxm_whoami", {}))
+            fresh = await alice.messages.send("bob", "new after the first call")
+            unauthenticated = await anonymous.call_tool("kxm_whoami", {})
+            second = _announced(await as_bob.call_tool("kxm_list_agents", {}))
+            sent = await as_bob.call_tool("kxm_send", {"target": "alice", "content": "question"})
+            await alice.messages.reply(sent.structured_content["messageId"], "answer")
+            third = _announced(await as_bob.call_tool("kxm_whoami", {}))
+            last = _announced(await as_bob.call_tool("kxm_whoami", {}))
+        for client in (admin, alice, bob):
+            await client.close()
+    finally:
+        await server.stop(0)
+
+    assert first == [{"event": "message", "messageId": waiting.message.id, "from": "alice"}]
+    assert quiet == []
+    assert unauthenticated.is_error and len(unauthenticated.content) == 1
+    assert second == [{"event": "message", "messageId": fresh.message.id, "from": "alice"}]
+    assert third == [{"event": "reply", "messageId": sent.structured_content["messageId"], "agent": "alice"}]
+    assert last == []
+
+
+def _announced(result: Any) -> list[dict[str, Any]]:
+    """The events a tool result announces (none: [])."""
+    texts = [text for text in _texts(result)[1:] if text.startswith(ANNOUNCE_HEADING)]
+    return [json.loads(line) for text in texts for line in text.splitlines()[1:]]

@@ -12,11 +12,12 @@ policy. What differs from the RPC:
 - **Errors** are tool results with ``is_error`` and the body ``{code, reason, message, metadata,
   fieldViolations}``: the ``ErrorInfo`` reason and field violations a model can act on. A hub that
   cannot be reached is an error of the same shape (UNAVAILABLE).
-- **Announce once** (stdio). While ``kxm mcp`` runs it follows the agent's inbox (``Subscribe``);
-  each new request, reply, cancellation or expiry is announced once, in the next tool result, as one
-  more text block (metadata only: ids, sender, kind). MCP has no notification meant for this
-  (logging is deprecated since 2026-07-28 and resource updates need a subscribed resource), so the
-  result is the place every client shows the model (decision 283).
+- **Announce once.** Each new request, reply, cancellation or expiry of the agent's inbox is
+  announced once, in the next tool result, as one more text block (metadata only: ids, sender,
+  kind). Over stdio ``kxm mcp`` follows the inbox (``Subscribe``) while it runs; over HTTP the hub
+  reads what is new in the agent's inbox log when a call comes (``server/mcp_news.py``). MCP has no
+  notification meant for this (logging is deprecated since 2026-07-28 and resource updates need a
+  subscribed resource), so the result is the place every client shows the model (decision 283).
 """
 
 from __future__ import annotations
@@ -68,7 +69,8 @@ class Announcements:
     work waiting), not old replies, cancellations or expiries.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, remembered: int = MAX_REMEMBERED) -> None:
+        self._remembered = remembered
         self._pending: list[JsonObject] = []
         self._seen: OrderedDict[tuple[str, str], None] = OrderedDict()
         self._skipped = 0
@@ -80,7 +82,7 @@ class Announcements:
         if key in self._seen:  # a redelivery after a reconnect: told already
             return
         self._seen[key] = None
-        if len(self._seen) > MAX_REMEMBERED:
+        if len(self._seen) > self._remembered:
             self._seen.popitem(last=False)
         if len(self._pending) >= MAX_ANNOUNCED:
             self._skipped += 1
@@ -120,6 +122,9 @@ class Announcements:
             self.note(kind, getattr(event, kind))
 
 
+News = Callable[[], Awaitable["str | None"]]
+"""What to announce in the next tool result (``Announcements.take``'s text), or None."""
+
 Invoke = Callable[[str, Message, "type[Message]", "float | None"], Awaitable[Message]]
 """How a tool's RPC is called: (full method name, request, response type, timeout) → response.
 
@@ -139,8 +144,8 @@ class AgentTools:
     """The tools one agent may call, each called as its RPC through ``invoke``.
 
     ``policies``: the presented tokens' (``policies_of``), to hide what they deny. ``timeout``: the
-    deadline of a call that does not wait (one that waits gets its wait more). ``announcements``:
-    what to announce in results (None: nothing).
+    deadline of a call that does not wait (one that waits gets its wait more). ``news``: what to
+    announce in each result, asked after the call (None: nothing).
     """
 
     def __init__(
@@ -150,24 +155,28 @@ class AgentTools:
         *,
         timeout: float,
         tools: Iterable[Tool] = TOOLS.values(),
-        announcements: Announcements | None = None,
+        news: News | None = None,
     ) -> None:
         self._invoke = invoke
         self._policies = policies
         self._timeout = timeout
         self._tools = {tool.name: tool for tool in tools}
-        self.announcements = announcements
+        self._news = news
 
     @classmethod
-    def of_client(cls, client: Any) -> AgentTools:
-        """The tools of a ``HubClient`` acting as the agent (``kxm mcp`` over stdio)."""
+    def of_client(cls, client: Any, announcements: Announcements | None = None) -> AgentTools:
+        """The tools of a ``HubClient`` acting as the agent (``kxm mcp`` over stdio), announcing
+        what ``announcements`` notes."""
         policies = policies_of((client.attempt_token, client.session_token))
 
         async def invoke(method: str, request: Message, response_type: type[Message], timeout: float | None) -> Message:
             response: Message = await client.invoke(method, request, response_type, timeout=timeout)
             return response
 
-        return cls(invoke, policies, timeout=float(client.timeout), announcements=Announcements())
+        async def news() -> str | None:
+            return None if announcements is None else announcements.take()
+
+        return cls(invoke, policies, timeout=float(client.timeout), news=news)
 
     def visible(self) -> list[Tool]:
         """The tools every presented token's policy allows, by name."""
@@ -182,18 +191,18 @@ class AgentTools:
         for what the hub or the arguments refuse)."""
         tool = self._tools.get(name)
         if tool is None:
-            return self._result(_invalid_argument("name", f"there is no tool {name!r}"), error=True)
+            return await self._result(_invalid_argument("name", f"there is no tool {name!r}"), error=True)
         try:
             request = tool.request_from(arguments)
         except ArgumentError as error:
-            return self._result(_invalid_argument(error.field, str(error)), error=True)
+            return await self._result(_invalid_argument(error.field, str(error)), error=True)
         try:
             response = await self._invoke(tool.method, request, tool.response_type, self._deadline(request))
         except HubError as error:
             log.debug("mcp_tool_call", tool=name, code=error.status, reason=str(error.reason or ""))
-            return self._result(hub_error_body(error), error=True)
+            return await self._result(hub_error_body(error), error=True)
         log.debug("mcp_tool_call", tool=name, code="OK")
-        return self._result(tool.result_of(response), error=False)
+        return await self._result(tool.result_of(response), error=False)
 
     def _deadline(self, request: Any) -> float:
         """The call's deadline: the usual one, or longer than the wait for a call that waits."""
@@ -203,9 +212,9 @@ class AgentTools:
         waited: float = request.wait.ToTimedelta().total_seconds()
         return self._timeout + waited + WAIT_MARGIN_SECONDS
 
-    def _result(self, body: JsonObject, *, error: bool) -> types.CallToolResult:
+    async def _result(self, body: JsonObject, *, error: bool) -> types.CallToolResult:
         content: list[types.ContentBlock] = [types.TextContent(type="text", text=json.dumps(body, ensure_ascii=False))]
-        announcement = None if self.announcements is None else self.announcements.take()
+        announcement = None if self._news is None else await self._news()
         if announcement is not None:
             content.append(types.TextContent(type="text", text=announcement))
         return types.CallToolResult(content=content, structured_content=body, is_error=error)
@@ -276,11 +285,12 @@ def build_server(tools_for: Callable[[Any], AgentTools]) -> Server[Any]:
 
 async def serve_stdio(client: Any, *, follow_inbox: bool = True) -> None:
     """Serve the agent's tools over this process's stdin and stdout until the client disconnects."""
-    tools = AgentTools.of_client(client)
+    announcements = Announcements() if follow_inbox else None
+    tools = AgentTools.of_client(client, announcements)
     server = build_server(lambda _ctx: tools)
     follower: asyncio.Task[None] | None = None
-    if follow_inbox and tools.announcements is not None:
-        follower = asyncio.create_task(_follow(tools.announcements, client))
+    if announcements is not None:
+        follower = asyncio.create_task(_follow(announcements, client))
     try:
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())

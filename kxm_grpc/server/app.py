@@ -342,12 +342,15 @@ class HubServer:
         """MCP over HTTP for the HTTP port (``server/mcp_http.py``), or its 501 without the ``mcp`` extra."""
         try:
             from kxm_grpc.server.mcp_http import McpEndpoint
+            from kxm_grpc.server.mcp_news import InboxNews
         except ModuleNotFoundError as missing:
             if missing.name is None or not missing.name.startswith("mcp"):
                 raise
             return UnavailableEndpoint()
-        settings = self.settings
-        endpoint = McpEndpoint(routes, host=settings.http_host, cors_origins=settings.http_cors_origin, tls=tls)
+        settings, hub = self.settings, self.hub
+        assert hub is not None
+        news = InboxNews(hub.store, hub.now)
+        endpoint = McpEndpoint(routes, news, host=settings.http_host, cors_origins=settings.http_cors_origin, tls=tls)
         await endpoint.start()
         self._mcp = endpoint
         return endpoint

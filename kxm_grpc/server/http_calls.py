@@ -36,6 +36,7 @@ from kxm_grpc.server.connect import (
     grpc_web_trailers,
     unframe,
 )
+from kxm_grpc.server.context import CallContext
 from kxm_grpc.server.methods import MAX_REQUEST_BYTES, RPCS
 
 T = TypeVar("T")
@@ -165,9 +166,15 @@ async def watching(
 
 
 async def call_unary(
-    route: Route, call: IncomingCall, decode: Callable[[], Message], context: HttpCallContext
+    route: Route,
+    call: IncomingCall,
+    decode: Callable[[], Message],
+    context: HttpCallContext,
+    *,
+    admitted: Callable[[CallContext], None] | None = None,
 ) -> Message:
-    """Admit ``call``, decode its request (after admission, as over gRPC) and answer it.
+    """Admit ``call``, decode its request (after admission, as over gRPC) and answer it; ``admitted``
+    is told who the call was admitted as.
 
     Raises:
         HubError: what admission, the request or the servicer refused, logged and counted
@@ -175,9 +182,11 @@ async def call_unary(
     """
     gate = route.gate
     try:
-        admitted = await gate.admit(call)
+        context_of_call = await gate.admit(call)
+        if admitted is not None:
+            admitted(context_of_call)
         request = decode()
-        gate.check_scope(admitted, request)
+        gate.check_scope(context_of_call, request)
         response: Message = await _within(context, route.behavior(request, context))
     except Exception as caught:
         raise gate.fail(call, caught) from None

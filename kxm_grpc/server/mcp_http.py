@@ -7,9 +7,9 @@ request the tools of the agent its headers name: ``Authorization: Bearer <projec
 ``x-kxm-agent-id``, ``x-kxm-agent-key`` and the tool-policy tokens, as over gRPC. A tool call is its
 RPC, admitted by the same gate and answered by the same servicer as over gRPC or the HTTP port
 (``http_calls.call_unary``), without a second process or a network hop. Tools the presented tokens'
-policies deny are not listed; the hub refuses them anyway. New inbox events are not announced over
-HTTP (the stdio adapter's announce-once follows one agent's inbox for the life of its process; a
-stateless endpoint has no such life): an agent there reads ``kxm_inbox``.
+policies deny are not listed; the hub refuses them anyway. New inbox events are announced once, in
+the result of the agent's next tool call (``mcp_news.py``). Tool calls of MCP 2026-07-28 are
+answered without the SDK's ASGI round trip (``mcp_tool_calls.py``); everything else goes through it.
 
 It needs the ``mcp`` extra; without it the hub serves everything else and answers ``/mcp`` with 501
 (``http_api.UnavailableEndpoint``).
@@ -33,7 +33,10 @@ from kxm_grpc.errors import Unimplemented
 from kxm_grpc.mcp.server import AgentTools, build_server, policies_of
 from kxm_grpc.server import http1
 from kxm_grpc.server.admission import IncomingCall
+from kxm_grpc.server.context import CallContext
 from kxm_grpc.server.http_calls import ClientLeft, HttpCallContext, Route, call_unary, watching, write
+from kxm_grpc.server.mcp_news import InboxNews
+from kxm_grpc.server.mcp_tool_calls import CallTool, DirectToolCalls
 from kxm_grpc.server.settings import is_loopback
 
 log = structlog.get_logger("kxm.mcp")
@@ -45,8 +48,11 @@ CALL_TIMEOUT = 15.0
 class McpEndpoint:
     """Serves MCP at ``/mcp`` until stopped (see the module docstring)."""
 
-    def __init__(self, routes: Mapping[str, Route], *, host: str, cors_origins: Sequence[str], tls: bool) -> None:
+    def __init__(
+        self, routes: Mapping[str, Route], news: InboxNews, *, host: str, cors_origins: Sequence[str], tls: bool
+    ) -> None:
         self._routes = routes
+        self._news = news
         self._scheme = "https" if tls else "http"
         self._server = build_server(self._tools_for)
         security = None
@@ -65,6 +71,7 @@ class McpEndpoint:
         self._manager = StreamableHTTPSessionManager(
             app=self._server, json_response=True, stateless=True, security_settings=security
         )
+        self._direct = DirectToolCalls(self._server, security)
         self._running: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
 
@@ -94,12 +101,20 @@ class McpEndpoint:
         self._running = None
 
     def _tools_for(self, ctx: Any) -> AgentTools:
-        """The tools of the agent the request's headers name, each called in-process."""
+        """The tools of the agent the headers of the SDK's request name."""
         request = ctx.request
         headers = [(name.lower(), value) for name, value in request.headers.items()] if request is not None else []
         client = getattr(request, "client", None)
-        peer_host = f"http:{client.host}" if client is not None else "http:unknown"
+        return self._tools_of(headers, f"http:{client.host}" if client is not None else "http:unknown")
+
+    def _tools_of(self, headers: Sequence[tuple[str, str]], peer_host: str) -> AgentTools:
+        """The tools of the agent ``headers`` name (lower-case names), each called in-process."""
         routes = self._routes
+        agent: list[str] = []  # the agent the call was admitted as, once it was
+
+        def admitted(context: CallContext) -> None:
+            if context.caller.agent_id:
+                agent.append(context.caller.agent_id)
 
         async def invoke(method: str, message: Message, response_type: type[Message], timeout: float | None) -> Message:
             route = routes.get(method)
@@ -107,11 +122,15 @@ class McpEndpoint:
                 raise Unimplemented(f"{method} is not served over HTTP")
             call = IncomingCall(method, headers, peer_host)
             deadline = None if timeout is None else time.monotonic() + timeout
-            return await call_unary(route, call, lambda: message, HttpCallContext(deadline))
+            return await call_unary(route, call, lambda: message, HttpCallContext(deadline), admitted=admitted)
+
+        async def news() -> str | None:
+            # Only for an agent its call authenticated: a refused credential learns nothing.
+            return await self._news.take(agent[-1]) if agent else None
 
         values = dict(headers)
         policies = policies_of((values.get("x-kxm-attempt-token"), values.get("x-kxm-session-token")))
-        return AgentTools(invoke, policies, timeout=CALL_TIMEOUT)
+        return AgentTools(invoke, policies, timeout=CALL_TIMEOUT, news=news)
 
     async def serve(
         self,
@@ -122,10 +141,28 @@ class McpEndpoint:
         keep: bool,
         extra: Sequence[tuple[str, str]],
     ) -> bool:
-        """Answer one request through the session manager, as an ASGI call (cancelled when the
-        client closes its connection, as its RPC would be), with ``extra`` headers (CORS)."""
-        path, _, query = head.target.partition("?")
+        """Answer one request (cancelled when the client closes its connection, as its RPC would be),
+        with ``extra`` headers (CORS): a tool call directly (``mcp_tool_calls``), anything else
+        through the session manager, as an ASGI call."""
         peer = writer.get_extra_info("peername")
+        peer_host = f"http:{peer[0]}" if isinstance(peer, tuple) else "http:unknown"
+
+        def tools() -> CallTool:
+            return self._tools_of(list(head.headers.items()), peer_host).call
+
+        try:
+            direct, closes = await watching(reader, self._direct.answer(head.method, head.headers, body, tools))
+        except ClientLeft:
+            return False
+        if direct is not None:
+            status, data = direct
+            headers = [("Content-Type", "application/json"), ("Content-Length", str(len(data))), *extra]
+            keep = keep and not closes
+            if not keep:
+                headers.append(("Connection", "close"))
+            await write(writer, http1.response_head(status, headers) + data)
+            return keep
+        path, _, query = head.target.partition("?")
         local = writer.get_extra_info("sockname")
         scope = {
             "type": "http",
