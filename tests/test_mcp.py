@@ -233,7 +233,8 @@ def _resume(client: HubClient, name: str) -> None:
 async def test_mcp_over_http_announces_each_event_once(hub_settings: Settings) -> None:
     """Over HTTP the hub tells the model, in the result of the agent's next tool call, what its inbox
     logged since the last one: the first call the requests still open (not replies had before), then
-    each new request and reply once; a call that fails authentication is told nothing."""
+    each new request and reply once; a call with bob's id but not his key is told nothing (and
+    takes nothing from bob)."""
     server = HubServer(replace(hub_settings, http_port=0))
     await server.start()
     try:
@@ -247,7 +248,8 @@ async def test_mcp_over_http_announces_each_event_once(hub_settings: Settings) -
         await alice.messages.reply(asked.message.id, "done")
         url = f"http://{server.http_address}/mcp"
 
-        async with _http_client(url, dict(bob.metadata)) as as_bob, _http_client(url, {}) as anonymous:
+        impostor = {**dict(bob.metadata), "x-kxm-agent-key": "kxm_ak_not_bobs"}
+        async with _http_client(url, dict(bob.metadata)) as as_bob, _http_client(url, impostor) as anonymous:
             first = _announced(await as_bob.call_tool("kxm_whoami", {}))
             quiet = _announced(await as_bob.call_tool("kxm_whoami", {}))
             fresh = await alice.messages.send("bob", "new after the first call")

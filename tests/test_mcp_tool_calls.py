@@ -16,6 +16,8 @@ import pytest
 import pytest_asyncio
 
 from kxm_grpc.client import HubClient
+from kxm_grpc.errors import Unavailable
+from kxm_grpc.mcp.server import AgentTools
 from kxm_grpc.server.app import HubServer
 from kxm_grpc.server.settings import Settings
 from tests.conftest import ADMIN_TOKEN
@@ -82,7 +84,7 @@ async def world(hub_settings: Settings) -> AsyncIterator[World]:
             await as_bob.call_tool("kxm_get_message", {"messageId": "msg-nowhere"})
             await as_bob.call_tool("kxm_wait", {"messageId": message_id, "waitMs": -5})
             await as_bob.call_tool("kxm_no_such_tool", {})
-            await as_bob.call_tool("kxm_list_agents", {})
+            await as_bob.call_tool("kxm_inbox", {})
         yield World(server, str(server.http_address), captured, message_id)
     finally:
         for client in clients:
@@ -164,6 +166,7 @@ async def test_the_sdk_keeps_what_is_not_a_well_formed_modern_tool_call(
         "arguments not an object": call.varied(body={**envelope, "params": {**envelope["params"], "arguments": []}}),
         "no _meta": call.varied(body={**envelope, "params": {"name": "kxm_whoami", "arguments": {}}}),
         "a bad id": call.varied(body={**envelope, "id": [1]}),
+        "a task the handler refuses": call.varied(body={**envelope, "params": {**envelope["params"], "task": "x"}}),
         "a notification": call.varied(body={k: v for k, v in envelope.items() if k != "id"}),
         "a batch": call.varied(body=[envelope]),
         "not JSON": Captured(call.headers, b"{not json"),
@@ -176,3 +179,36 @@ async def test_the_sdk_keeps_what_is_not_a_well_formed_modern_tool_call(
     undeclared = call.varied(headers={"mcp-param-messageid": "other"})
     with_direct, without, answered = await _both(world, undeclared, monkeypatch)
     assert answered and with_direct == without
+
+
+async def test_a_tool_that_raises_is_answered_as_the_sdk_answers_it(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing of the failure reaches the wire, with the SDK's status (200: the error is in the body)."""
+
+    async def broken(self: AgentTools, name: str, arguments: dict[str, Any]) -> Any:
+        raise RuntimeError("a defect of the hub")
+
+    monkeypatch.setattr(AgentTools, "call", broken)
+    call = [request for request in world.captured if request.method == "tools/call"][1]
+    with_direct, without, answered = await _both(world, call, monkeypatch)
+    assert answered and with_direct == without
+    status, _, body = with_direct
+    assert status == 200 and body["error"] == {"code": -32603, "message": "Internal server error"}
+
+
+async def test_an_inbox_that_cannot_be_read_leaves_the_call_answered(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A send that went through must not look failed (a model would send it again): the news is
+    skipped, not the result."""
+    endpoint: Any = world.server._mcp
+
+    async def unreadable(agent_id: str) -> str | None:
+        raise Unavailable("the store is gone")
+
+    monkeypatch.setattr(endpoint._news, "take", unreadable)
+    call = [request for request in world.captured if request.method == "tools/call"][1]
+    status, _, body = await _post(world.address, call)
+    assert status == 200 and not body["result"].get("isError", False)
+    assert len(body["result"]["content"]) == 1

@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 import time
 import urllib.parse
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import structlog
@@ -29,7 +29,7 @@ from google.protobuf.message import Message
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
-from kxm_grpc.errors import Unimplemented
+from kxm_grpc.errors import HubError, Unimplemented
 from kxm_grpc.mcp.server import AgentTools, build_server, policies_of
 from kxm_grpc.server import http1
 from kxm_grpc.server.admission import IncomingCall
@@ -100,6 +100,12 @@ class McpEndpoint:
             await self._running
         self._running = None
 
+    async def _answer_directly(self, head: http1.Head, body: bytes, tools: Callable[[], CallTool]) -> Any:
+        """A tool call's answer (``mcp_tool_calls``), or None for the SDK (as always once stopping)."""
+        if self._stopping.is_set():
+            return None
+        return await self._direct.answer(head.method, head.headers, body, tools)
+
     def _tools_for(self, ctx: Any) -> AgentTools:
         """The tools of the agent the headers of the SDK's request name."""
         request = ctx.request
@@ -126,7 +132,15 @@ class McpEndpoint:
 
         async def news() -> str | None:
             # Only for an agent its call authenticated: a refused credential learns nothing.
-            return await self._news.take(agent[-1]) if agent else None
+            if not agent:
+                return None
+            try:
+                return await self._news.take(agent[-1])
+            except HubError as error:
+                # The call's own answer matters more (a model must not retry a send that went
+                # through); its position did not move, so the next call tells it.
+                log.warning("mcp_news_not_read", code=error.status, reason=str(error.reason or ""))
+                return None
 
         values = dict(headers)
         policies = policies_of((values.get("x-kxm-attempt-token"), values.get("x-kxm-session-token")))
@@ -151,13 +165,13 @@ class McpEndpoint:
             return self._tools_of(list(head.headers.items()), peer_host).call
 
         try:
-            direct, closes = await watching(reader, self._direct.answer(head.method, head.headers, body, tools))
+            direct, closes = await watching(reader, self._answer_directly(head, body, tools))
         except ClientLeft:
             return False
+        keep = keep and not closes  # bytes sent meanwhile were read: close after the answer (decision 288)
         if direct is not None:
             status, data = direct
             headers = [("Content-Type", "application/json"), ("Content-Length", str(len(data))), *extra]
-            keep = keep and not closes
             if not keep:
                 headers.append(("Connection", "close"))
             await write(writer, http1.response_head(status, headers) + data)

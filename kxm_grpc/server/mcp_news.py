@@ -11,8 +11,10 @@ Reading costs nothing while nothing was logged: the inbox topic's notifier versi
 first (every event appended wakes it, ``services/inbox.py``), and the log is read only when it
 moved, or every ``RECHECK_SECONDS`` (a wake-up another replica's commit never delivered).
 The positions live in this process, for at most ``MAX_AGENTS`` agents (the least recent forgotten
-first): a restart, or an agent whose calls reach several replicas, announces an event once per
-process that serves it (decision 293).
+first). A process that has no position for the agent (after a restart, past the limit, a replica
+it has not called before) starts again as a first call: the requests still open are announced
+(again, if another process told them), and replies, cancellations and expiries logged meanwhile
+are not announced (the model reads them with ``kxm_inbox``/``kxm_get_message``); decision 293.
 """
 
 from __future__ import annotations
@@ -82,22 +84,21 @@ class InboxNews:
 
     async def _start(self, agent_id: str, position: _Position) -> None:
         """Note the agent's requests still open, and start after the log's head."""
-        position.version = self._store.notifier.version(agent_topic(agent_id))
-        position.read_at = time.monotonic()
+        version = self._store.notifier.version(agent_topic(agent_id))
+        read_at = time.monotonic()
         head = (await open_subscription(self._store, agent_id, 0)).head_seq
         waiting, _, _ = await read_unacked(self._store, agent_id, 0, head, now=self._now())
         for message in waiting:
             position.announcements.note(EventKind.MESSAGE.value, message)
-        position.cursor = head
+        position.cursor, position.version, position.read_at = head, version, read_at
 
     async def _read(self, agent_id: str, position: _Position) -> None:
         """Note the events logged after the cursor, when the log may have moved."""
         assert position.cursor is not None
         version = self._store.notifier.version(agent_topic(agent_id))  # read before the log: no wake-up missed
-        if version == position.version and time.monotonic() - position.read_at < RECHECK_SECONDS:
+        read_at = time.monotonic()
+        if version == position.version and read_at - position.read_at < RECHECK_SECONDS:
             return
-        position.version = version
-        position.read_at = time.monotonic()
         for _ in range(MAX_PAGES):
             page = await read_events(self._store, agent_id, position.cursor, presence_only=False, now=self._now())
             for event in page.events:
@@ -105,5 +106,7 @@ class InboxNews:
                     position.announcements.note(event.kind.value, event.message)
             position.cursor = page.cursor
             if not page.full:
+                # Only once read: a read that failed is tried again by the next call.
+                position.version, position.read_at = version, read_at
                 return
         position.version = -1  # more is logged: read on at the next call

@@ -23,10 +23,12 @@ from typing import Any, cast
 
 import mcp_types as types
 import structlog
+from mcp.server._otel import OpenTelemetryMiddleware
 from mcp.server.lowlevel import Server
 from mcp.server.runner import modern_error_data
 from mcp.server.streamable_http import check_accept_headers
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
+from mcp.shared.exceptions import MCPError
 from mcp.shared.inbound import (
     ERROR_CODE_HTTP_STATUS,
     MCP_PARAM_HEADER_PREFIX,
@@ -35,7 +37,7 @@ from mcp.shared.inbound import (
     find_duplicated_routing_header,
     validate_mcp_param_headers,
 )
-from mcp_types import methods
+from mcp_types import INTERNAL_ERROR, methods
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
@@ -63,6 +65,14 @@ class DirectToolCalls:
     """Answers modern ``tools/call`` requests of ``server`` directly (see the module docstring)."""
 
     def __init__(self, server: Server[Any], security: TransportSecuritySettings | None) -> None:
+        # What the direct path does not run must be what the server has by default: the SDK's
+        # OpenTelemetry span alone, and no cache hints (a change here must change the path too).
+        if server.cache_hints or [type(m) for m in server.middleware] != [OpenTelemetryMiddleware]:
+            raise ValueError("the direct tool-call path serves a server without middleware or cache hints only")
+        handler = server.get_request_handler(METHOD)
+        if handler is None:
+            raise ValueError("the server has no tools/call handler")
+        self._params_type = handler.params_type
         self._server = server
         self._security = TransportSecurityMiddleware(security)
 
@@ -101,7 +111,9 @@ class DirectToolCalls:
         if arguments is None:
             return None
         try:
+            # The version's surface, then the handler's own parameters (stricter: ``task``), as the runner.
             methods.validate_client_request(METHOD, route.protocol_version, params)
+            self._params_type.model_validate(params, by_name=False)
         except (KeyError, ValueError):  # ValidationError is a ValueError
             return None
         name = params["name"]
@@ -109,18 +121,25 @@ class DirectToolCalls:
             result = await call_tool()(name, dict(arguments))
             shaped = self._shaped(route.protocol_version, result)
         except Exception as error:  # as the SDK: nothing of the handler's internals reaches the wire
-            log.exception("mcp_tool_call_failed", tool=name)
-            data = modern_error_data(error)
-            status = ERROR_CODE_HTTP_STATUS.get(data.code, 500)
+            data = modern_error_data(error)  # logs what it does not map
+            status = ERROR_CODE_HTTP_STATUS.get(data.code, 200)  # the SDK's default: the error is in the body
             answer = types.JSONRPCError(jsonrpc="2.0", id=envelope.id, error=data)
             return status, _json(answer.model_dump(mode="json", by_alias=True, exclude_none=True))
         return 200, _json({"jsonrpc": "2.0", "id": envelope.id, "result": shaped})
 
     def _shaped(self, version: str, result: types.CallToolResult) -> dict[str, Any]:
-        """``result`` on the wire of ``version``, as the SDK's runner shapes a spec method's result."""
-        dumped = methods.serialize_server_result(
-            METHOD, version, result.model_dump(by_alias=True, mode="json", exclude_none=True)
-        )
+        """``result`` on the wire of ``version``, as the SDK's runner shapes a spec method's result.
+
+        Raises:
+            MCPError: (INTERNAL_ERROR) the result does not fit the version's surface (the server's fault).
+        """
+        try:
+            dumped = methods.serialize_server_result(
+                METHOD, version, result.model_dump(by_alias=True, mode="json", exclude_none=True)
+            )
+        except ValidationError:
+            log.exception("mcp_tool_result_invalid")
+            raise MCPError(code=INTERNAL_ERROR, message="Handler returned an invalid result") from None
         if dumped.get("resultType") is None:
             dumped["resultType"] = "complete"
         meta = dumped.get("_meta")
