@@ -5,6 +5,13 @@ TypeScript: ``npm pack`` of clients/typescript (the build scripts/build-clients 
 with the transports a user picks; one copy of the protobuf runtime (a peer dependency, not a second
 copy); the package root and a subpath imported, type-checked and called.
 
+Go: a fresh module requiring ``kxm.dev/hub/clients/go`` with a ``replace`` to clients/go (until the
+path is served), built with the module cache scripts/install-client-tools filled (no download), and run.
+
+Rust: a fresh crate depending on clients/rust by path, asking for tonic and prost with its own
+(caret) requirements and bringing its own runtime, built offline from the crates scripts/build-clients
+fetched, and run.
+
 Like tests/test_conformance.py, nothing is built here: a missing toolchain skips locally and fails
 under CI; a missing or stale build fails with the command to run.
 """
@@ -25,7 +32,11 @@ from tests.conftest import ADMIN_TOKEN, Hub
 from tests.test_conformance import BUILD_HINT, CLIENTS, client_inputs
 
 TYPESCRIPT = CLIENTS / "typescript"
+RUST = CLIENTS / "rust"
+GO = CLIENTS / "go"
+GO_MODULE = "kxm.dev/hub/clients/go"
 NPM_TIMEOUT = 300.0
+CARGO_TIMEOUT = 600.0
 
 
 def _require(tool: str) -> str:
@@ -112,6 +123,132 @@ async def test_the_typescript_package_installs_and_calls_the_hub(hub: Hub, tmp_p
         await admin.close()
     out = await _run(node, "register.js", cwd=user, env={"KXM_URL": f"http://{hub.address}", "KXM_TOKEN": token})
     assert json.loads(out) == {"name": "ts-user", "reason": "TARGET_NOT_FOUND", "sendIsUnary": True}
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+async def test_the_rust_crate_builds_in_a_fresh_project_and_calls_the_hub(hub: Hub, tmp_path: Path) -> None:
+    cargo = _require("cargo")
+    _built("rust", RUST)
+    manifest = (RUST / "Cargo.toml").read_text()
+    assert "publish = false" not in manifest and '"=' not in manifest, "caret requirements, publishable"
+    user = tmp_path / "user-project"
+    (user / "src").mkdir(parents=True)
+    (user / "Cargo.toml").write_text(RUST_MANIFEST.format(path=RUST.as_posix()))
+    (user / "src" / "main.rs").write_text(REGISTER_RS)
+    # The repository's lock file (its versions are in the local registry cache: built offline), and
+    # its target folder (the dependencies it compiled are reused; cargo keys them by version and features).
+    shutil.copy(RUST / "Cargo.lock", user / "Cargo.lock")
+    env = {"CARGO_TARGET_DIR": str(RUST / "target")}
+    await _run(cargo, "build", "--offline", "--color", "never", cwd=user, env=env, timeout=CARGO_TIMEOUT)
+    tree = await _run(
+        cargo, "tree", "--offline", "-e", "normal", "-p", "kxm-client", "--prefix", "none", cwd=user, env=env
+    )
+    assert not any(line.startswith(("serde_json ", "tonic-types ")) for line in tree.splitlines()), tree
+
+    admin = HubClient(hub.address, token=ADMIN_TOKEN)
+    try:
+        token = (await admin.admin.create_project("alpha")).project_token
+    finally:
+        await admin.close()
+    binary = RUST / "target" / "debug" / "user-project"
+    out = await _run(str(binary), cwd=user, env={"KXM_ADDR": hub.address, "KXM_TOKEN": token})
+    assert out.split() == ["rs-user", "TargetNotFound"]
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+async def test_the_go_module_builds_in_a_fresh_module_and_calls_the_hub(hub: Hub, tmp_path: Path) -> None:
+    go = _require("go")
+    user = tmp_path / "user-module"
+    user.mkdir()
+    (user / "main.go").write_text(REGISTER_GO)
+    offline = {"GOPROXY": "off", "GOFLAGS": "-mod=mod", "GOWORK": "off"}
+    await _run(go, "mod", "init", "example.com/user", cwd=user, env=offline)
+    await _run(go, "mod", "edit", f"-require={GO_MODULE}@v0.0.0", f"-replace={GO_MODULE}={GO.as_posix()}", cwd=user)
+    # The client's checksums (the checksum database is not reached from here; they are what it says).
+    shutil.copy(GO / "go.sum", user / "go.sum")
+    # The client's own requirements, as `go get` would add them (go mod tidy would also want the
+    # modules the dependencies' tests import, which the cache does not hold).
+    required = json.loads(await _run(go, "mod", "edit", "-json", cwd=GO))["Require"]
+    await _run(go, "mod", "edit", *(f"-require={r['Path']}@{r['Version']}" for r in required), cwd=user)
+    await _run(go, "build", "-o", "register", ".", cwd=user, env=offline, timeout=CARGO_TIMEOUT)
+
+    admin = HubClient(hub.address, token=ADMIN_TOKEN)
+    try:
+        token = (await admin.admin.create_project("alpha")).project_token
+    finally:
+        await admin.close()
+    out = await _run(str(user / "register"), cwd=user, env={"KXM_ADDR": hub.address, "KXM_TOKEN": token})
+    assert out.split() == ["go-user", "ERROR_REASON_TARGET_NOT_FOUND"]
+
+
+REGISTER_GO = """\
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+
+	kxmv1 "kxm.dev/hub/clients/go/gen/kxm/v1"
+)
+
+func main() {
+	conn, err := grpc.NewClient(os.Getenv("KXM_ADDR"), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		panic(err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+os.Getenv("KXM_TOKEN"))
+	agents := kxmv1.NewAgentServiceClient(conn)
+	registered, err := agents.RegisterAgent(ctx, &kxmv1.RegisterAgentRequest{Name: "go-user"})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(registered.GetAgent().GetName())
+	fmt.Println(kxmv1.ErrorReason_ERROR_REASON_TARGET_NOT_FOUND)
+}
+"""
+
+
+RUST_MANIFEST = """\
+[package]
+name = "user-project"
+version = "0.1.0"
+edition = "2021"
+publish = false
+
+[dependencies]
+kxm-client = {{ path = "{path}" }}
+tonic = {{ version = "0.14", default-features = false, features = ["channel", "codegen"] }}
+tokio = {{ version = "1", features = ["macros", "rt-multi-thread"] }}
+
+[workspace]
+"""
+
+REGISTER_RS = """\
+use kxm_client::v1::agent_service_client::AgentServiceClient;
+use kxm_client::v1::{ErrorReason, RegisterAgentRequest};
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let address = std::env::var("KXM_ADDR")?;
+    let token = std::env::var("KXM_TOKEN")?;
+    let channel = tonic::transport::Endpoint::from_shared(format!("http://{address}"))?.connect().await?;
+    let mut request = tonic::Request::new(RegisterAgentRequest { name: "rs-user".into(), ..Default::default() });
+    request.metadata_mut().insert("authorization", format!("Bearer {token}").parse()?);
+    let registered = AgentServiceClient::new(channel).register_agent(request).await?.into_inner();
+    println!("{}", registered.agent.map(|agent| agent.name).unwrap_or_default());
+    println!("{:?}", ErrorReason::TargetNotFound);
+    Ok(())
+}
+"""
 
 
 REGISTER_TS = """\

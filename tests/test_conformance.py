@@ -257,10 +257,10 @@ def _programs() -> dict[str, Program]:
         ),
         "rust": Program(
             "rust",
-            [str(rust / "target" / "debug" / "conformance")],
+            [str(rust / "target" / "debug" / "examples" / "conformance")],
             rust,
             builder="cargo",
-            outputs=[rust / "target" / "debug" / "conformance"],
+            outputs=[rust / "target" / "debug" / "examples" / "conformance"],
             build=client_inputs.BUILDS["rust"],
             standalone=True,
         ),

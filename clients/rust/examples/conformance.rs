@@ -7,7 +7,7 @@
 //! and the exit status is 1.
 //!
 //! Environment: KXM_ADDR (host:port, plaintext), KXM_TOKEN, KXM_NAME_PREFIX.
-//! Run: `cargo run --bin conformance` (or `target/debug/conformance` after `cargo build`).
+//! Run: `cargo run --example conformance` (or `target/debug/examples/conformance` after `cargo build --examples`).
 //! The same scenario, step by step, is in clients/python/conformance.py and the other clients.
 
 use std::collections::{HashMap, HashSet};
