@@ -7,8 +7,8 @@ output whose inputs differ (a regenerated file under gen/, an edited conformance
 manifest or lock file). Content hashes, not mtimes: a clone or checkout gives every file a new mtime,
 and an output can be newer than a file that changed after the build started.
 
-An input is every file of ``clients/<folder>`` except documentation (``*.md``) and the top-level
-entries a build lists as not inputs (its outputs, installed dependencies, other programs).
+An input is every file of ``clients/<folder>`` except documentation (``*.md``) and the entries a
+build lists as not inputs (its outputs, installed dependencies, other programs).
 
 Usage (from anywhere; only the standard library):
 
@@ -41,14 +41,15 @@ class Build:
     stamp_dir: str
     """The build's output folder (relative to the client folder): the stamp lives and dies with it."""
     not_inputs: tuple[str, ...]
-    """Top-level entries of the client folder that do not go into the build."""
+    """Entries of the client folder (paths relative to it) that do not go into the build."""
 
 
 BUILDS: dict[str, Build] = {
     # tsc compiles src/ and gen/ (tsconfig.json) against node_modules (package-lock.json) into dist/.
     "typescript": Build("typescript", "typescript", "dist", ("dist", "node_modules")),
-    # mvn package compiles src/ and gen/ (pom.xml) into target/; `conformance` only launches it.
-    "java": Build("java", "java", "target", ("target", "conformance")),
+    # mvn install compiles gen/ into client/target (the library, installed into ~/.m2) and
+    # conformance/src into conformance/target (the poms); conformance/run only launches it.
+    "java": Build("java", "java", "conformance/target", ("client/target", "conformance/target", "conformance/run")),
     # cargo builds src/ and gen/ (Cargo.toml, Cargo.lock) into target/; codegen/ is the buf plugin
     # that writes gen/ (a workspace member the conformance binary does not link).
     "rust": Build("rust", "rust", "target", ("target", "codegen")),
@@ -70,9 +71,9 @@ def inputs(build: Build, folder: Path) -> dict[str, str]:
     hashes: dict[str, str] = {}
     for directory, subdirectories, files in os.walk(folder):
         here = Path(directory)
-        if here == folder:
-            subdirectories[:] = [name for name in subdirectories if name not in build.not_inputs]
-            files = [name for name in files if name not in build.not_inputs]
+        relative = here.relative_to(folder)
+        subdirectories[:] = [name for name in subdirectories if (relative / name).as_posix() not in build.not_inputs]
+        files = [name for name in files if (relative / name).as_posix() not in build.not_inputs]
         subdirectories.sort()
         for name in sorted(files):
             if name.endswith(".md"):

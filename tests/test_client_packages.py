@@ -8,6 +8,10 @@ copy); the package root and a subpath imported, type-checked and called.
 Go: a fresh module requiring ``kxm.dev/hub/clients/go`` with a ``replace`` to clients/go (until the
 path is served), built with the module cache scripts/install-client-tools filled (no download), and run.
 
+Java: the library jar, with its sources and javadoc jars, as scripts/build-clients installed it into
+the local Maven repository (~/.m2, where `mvn install` puts it); a fresh Maven project depending on
+``dev.kxm:kxm-hub-client`` built offline and run.
+
 Rust: a fresh crate depending on clients/rust by path, asking for tonic and prost with its own
 (caret) requirements and bringing its own runtime, built offline from the crates scripts/build-clients
 fetched, and run.
@@ -23,6 +27,7 @@ import json
 import os
 import shutil
 import subprocess
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -34,6 +39,8 @@ from tests.test_conformance import BUILD_HINT, CLIENTS, client_inputs
 TYPESCRIPT = CLIENTS / "typescript"
 RUST = CLIENTS / "rust"
 GO = CLIENTS / "go"
+JAVA = CLIENTS / "java"
+JAVA_VERSION = "0.1.0"
 GO_MODULE = "kxm.dev/hub/clients/go"
 NPM_TIMEOUT = 300.0
 CARGO_TIMEOUT = 600.0
@@ -213,6 +220,105 @@ func main() {
 	}
 	fmt.Println(registered.GetAgent().GetName())
 	fmt.Println(kxmv1.ErrorReason_ERROR_REASON_TARGET_NOT_FOUND)
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+async def test_the_java_library_installs_and_a_fresh_project_calls_the_hub(hub: Hub, tmp_path: Path) -> None:
+    mvn = _require("mvn")
+    java = _require("java")
+    _built("java", JAVA)
+    built = JAVA / "client" / "target" / f"kxm-hub-client-{JAVA_VERSION}.jar"
+    repository = Path.home() / ".m2" / "repository" / "dev" / "kxm" / "kxm-hub-client" / JAVA_VERSION
+    for kind in ("", "-sources", "-javadoc"):
+        installed = repository / f"kxm-hub-client-{JAVA_VERSION}{kind}.jar"
+        assert installed.exists(), f"{installed} is missing: {BUILD_HINT}"
+    installed_jar = repository / f"kxm-hub-client-{JAVA_VERSION}.jar"
+    assert installed_jar.read_bytes() == built.read_bytes(), f"the installed library is not the one built: {BUILD_HINT}"
+    with zipfile.ZipFile(installed_jar) as jar:
+        names = jar.namelist()
+    assert "dev/kxm/v1/AgentServiceGrpc.class" in names
+    assert not any(name.startswith("dev/kxm/conformance/") for name in names), (
+        "the conformance program is not the library's"
+    )
+
+    user = tmp_path / "user-project"
+    (user / "src" / "main" / "java" / "example").mkdir(parents=True)
+    (user / "pom.xml").write_text(JAVA_POM.format(version=JAVA_VERSION))
+    (user / "src" / "main" / "java" / "example" / "Register.java").write_text(REGISTER_JAVA)
+    classpath = user / "classpath.txt"
+    maven = (mvn, "-q", "-B", "-o", "package", "dependency:build-classpath", f"-Dmdep.outputFile={classpath}")
+    await _run(*maven, cwd=user, timeout=CARGO_TIMEOUT)
+
+    admin = HubClient(hub.address, token=ADMIN_TOKEN)
+    try:
+        token = (await admin.admin.create_project("alpha")).project_token
+    finally:
+        await admin.close()
+    program = (java, "-cp", f"target/classes:{classpath.read_text().strip()}", "example.Register")
+    out = await _run(*program, cwd=user, env={"KXM_ADDR": hub.address, "KXM_TOKEN": token})
+    assert out.split() == ["java-user", "ERROR_REASON_TARGET_NOT_FOUND"]
+
+
+JAVA_POM = """\
+<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>example</groupId>
+  <artifactId>user-project</artifactId>
+  <version>1</version>
+  <properties>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+    <maven.compiler.release>17</maven.compiler.release>
+  </properties>
+  <dependencies>
+    <dependency>
+      <groupId>dev.kxm</groupId>
+      <artifactId>kxm-hub-client</artifactId>
+      <version>{version}</version>
+    </dependency>
+  </dependencies>
+  <build>
+    <plugins>
+      <plugin><artifactId>maven-resources-plugin</artifactId><version>3.3.1</version></plugin>
+      <plugin><artifactId>maven-compiler-plugin</artifactId><version>3.15.0</version></plugin>
+      <plugin><artifactId>maven-surefire-plugin</artifactId><version>3.5.4</version></plugin>
+      <plugin><artifactId>maven-jar-plugin</artifactId><version>3.5.0</version></plugin>
+      <plugin><artifactId>maven-dependency-plugin</artifactId><version>3.9.0</version></plugin>
+    </plugins>
+  </build>
+</project>
+"""
+
+REGISTER_JAVA = """\
+package example;
+
+import dev.kxm.v1.AgentServiceGrpc;
+import dev.kxm.v1.ErrorReason;
+import dev.kxm.v1.RegisterAgentRequest;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.stub.MetadataUtils;
+import java.util.concurrent.TimeUnit;
+
+public final class Register {
+  public static void main(String[] args) throws Exception {
+    ManagedChannel channel =
+        Grpc.newChannelBuilder(System.getenv("KXM_ADDR"), InsecureChannelCredentials.create()).build();
+    Metadata headers = new Metadata();
+    Metadata.Key<String> authorization = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+    headers.put(authorization, "Bearer " + System.getenv("KXM_TOKEN"));
+    var registered = AgentServiceGrpc.newBlockingStub(channel)
+        .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers))
+        .withDeadlineAfter(10, TimeUnit.SECONDS)
+        .registerAgent(RegisterAgentRequest.newBuilder().setName("java-user").build());
+    System.out.println(registered.getAgent().getName());
+    System.out.println(ErrorReason.ERROR_REASON_TARGET_NOT_FOUND);
+    channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+  }
 }
 """
 
