@@ -508,6 +508,17 @@ def test_every_built_program_is_stamped_by_build_clients() -> None:
         assert f"stamped {build.language} -- " in script, language
 
 
+def test_a_nested_output_is_not_an_input(tmp_path: Path) -> None:
+    """A multi-module build (Java's client/ and conformance/) names its outputs by their paths."""
+    build = client_inputs.Build("demo", "demo", "program/target", ("library/target", "program/target", "program/run"))
+    folder = tmp_path / "demo"
+    for relative in ("library/pom.xml", "library/target/a.jar", "program/src/Main.java", "program/target/x.class"):
+        (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+        (folder / relative).write_text(relative)
+    (folder / "program" / "run").write_text("launcher")
+    assert sorted(client_inputs.inputs(build, folder)) == ["library/pom.xml", "program/src/Main.java"]
+
+
 def main(paths: list[str]) -> int:
     """Compare saved transcripts with the expected one; print the differences."""
     status = 0
@@ -525,14 +536,3 @@ def main(paths: list[str]) -> int:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
-
-
-def test_a_nested_output_is_not_an_input(tmp_path: Path) -> None:
-    """A multi-module build (Java's client/ and conformance/) names its outputs by their paths."""
-    build = client_inputs.Build("demo", "demo", "program/target", ("library/target", "program/target", "program/run"))
-    folder = tmp_path / "demo"
-    for relative in ("library/pom.xml", "library/target/a.jar", "program/src/Main.java", "program/target/x.class"):
-        (folder / relative).parent.mkdir(parents=True, exist_ok=True)
-        (folder / relative).write_text(relative)
-    (folder / "program" / "run").write_text("launcher")
-    assert sorted(client_inputs.inputs(build, folder)) == ["library/pom.xml", "program/src/Main.java"]

@@ -181,13 +181,14 @@ def test_every_rpc_declares_every_fact_and_no_fact_is_stale() -> None:
     assert problems(RPCS.values()) == []
 
 
-def test_the_contract_has_the_seven_services() -> None:
+def test_the_contract_has_the_eight_services() -> None:
     """Discovery found every service (guards the glob above)."""
     assert {s.name for s in SERVICES} == {
         "AdminService",
         "AgentService",
         "ContextService",
         "MessageService",
+        "OpsService",
         "LeaseService",
         "RuntimeService",
         "WorkflowService",
@@ -202,6 +203,7 @@ def test_the_areas_have_their_names() -> None:
         "kxm.v1.ContextService": "context",
         "kxm.v1.LeaseService": "leases",
         "kxm.v1.MessageService": "messages",
+        "kxm.v1.OpsService": "ops",
         "kxm.v1.RuntimeService": "runtimes",
         "kxm.v1.WorkflowService": "workflows",
     }

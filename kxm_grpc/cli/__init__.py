@@ -23,6 +23,7 @@ from kxm_grpc.cli import (
     lease,
     mcp,
     operator,
+    ops,
     peer,
     profile,
     runtime,
@@ -32,7 +33,24 @@ from kxm_grpc.cli import (
 )
 from kxm_grpc.version import version
 
-GROUPS = [hub, profile, admin, operator, token, audit, agent, peer, lease, runtime, workflow, gate, context, mcp, debug]
+GROUPS = [
+    hub,
+    profile,
+    admin,
+    operator,
+    token,
+    audit,
+    ops,
+    agent,
+    peer,
+    lease,
+    runtime,
+    workflow,
+    gate,
+    context,
+    mcp,
+    debug,
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

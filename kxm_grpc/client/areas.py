@@ -10,6 +10,7 @@ from kxm_grpc.client.base import ClientBase
 from kxm_grpc.client.context import Context
 from kxm_grpc.client.leases import Leases
 from kxm_grpc.client.messages import Messages
+from kxm_grpc.client.ops import Ops
 from kxm_grpc.client.runtimes import Runtimes
 from kxm_grpc.client.workflows import Workflows
 
@@ -51,3 +52,8 @@ class AreaClient(ClientBase):
     def context(self) -> Context:
         """ContextService: context items, packets, recall, temporal state, episodes and explanations."""
         return Context(self)
+
+    @cached_property
+    def ops(self) -> Ops:
+        """OpsService: the operators' view of a project (an operator's token)."""
+        return Ops(self)

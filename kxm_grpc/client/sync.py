@@ -33,6 +33,7 @@ from kxm_grpc.client.hub import HubClient
 from kxm_grpc.client.journal import WorkflowJournal
 from kxm_grpc.client.leases import Leases
 from kxm_grpc.client.messages import Messages
+from kxm_grpc.client.ops import Ops
 from kxm_grpc.client.runtimes import Runtimes
 from kxm_grpc.client.workflows import Workflows
 
@@ -165,6 +166,13 @@ class SyncLeases(SyncArea):
     get = blocking(Leases.get)
     list = blocking(Leases.list)
     check_fence = blocking(Leases.check_fence)
+
+
+class SyncOps(SyncArea):
+    """kxm.v1.OpsService, blocking (see ``kxm_grpc.client.ops.Ops``)."""
+
+    ASYNC = Ops
+    get_snapshot = blocking(Ops.get_snapshot)
 
 
 class SyncRuntimes(SyncArea):
@@ -459,6 +467,7 @@ class SyncHubClient(_SyncFlatCalls):
     # An area added after the flat client has no flat names, so it is declared here, not above.
     workflows: SyncWorkflows
     context: SyncContext
+    ops: SyncOps
 
     def __init__(
         self,
@@ -517,6 +526,7 @@ class SyncHubClient(_SyncFlatCalls):
         self.admin = SyncAdmin(self, self._client.admin)
         self.workflows = SyncWorkflows(self, self._client.workflows)
         self.context = SyncContext(self, self._client.context)
+        self.ops = SyncOps(self, self._client.ops)
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result()

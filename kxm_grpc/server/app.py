@@ -37,6 +37,8 @@ from kxm_grpc._gen.kxm.v1 import (
     lease_service_pb2_grpc,
     message_service_pb2,
     message_service_pb2_grpc,
+    ops_service_pb2,
+    ops_service_pb2_grpc,
     runtime_service_pb2,
     runtime_service_pb2_grpc,
     workflow_service_pb2,
@@ -59,6 +61,7 @@ from kxm_grpc.server.servicers.agents import AgentServicer
 from kxm_grpc.server.servicers.context import ContextServicer
 from kxm_grpc.server.servicers.leases import LeaseServicer
 from kxm_grpc.server.servicers.messages import MessageServicer
+from kxm_grpc.server.servicers.ops import OpsServicer
 from kxm_grpc.server.servicers.runtimes import RuntimeServicer
 from kxm_grpc.server.servicers.workflows import WorkflowServicer
 from kxm_grpc.server.settings import Settings, is_loopback
@@ -186,6 +189,11 @@ def _add_context(hub: HubState, server: grpc.aio.Server) -> str:
     return str(context_service_pb2.DESCRIPTOR.services_by_name["ContextService"].full_name)
 
 
+def _add_ops(hub: HubState, server: grpc.aio.Server) -> str:
+    ops_service_pb2_grpc.add_OpsServiceServicer_to_server(OpsServicer(hub), server)
+    return str(ops_service_pb2.DESCRIPTOR.services_by_name["OpsService"].full_name)
+
+
 SERVICERS: list[ServicerFactory] = [
     _add_admin,
     _add_agents,
@@ -194,6 +202,7 @@ SERVICERS: list[ServicerFactory] = [
     _add_runtimes,
     _add_workflows,
     _add_context,
+    _add_ops,
 ]
 
 
@@ -349,7 +358,7 @@ class HubServer:
             return UnavailableEndpoint()
         settings, hub = self.settings, self.hub
         assert hub is not None
-        news = InboxNews(hub.store, hub.now)
+        news = InboxNews(hub.store, hub.clock)
         endpoint = McpEndpoint(routes, news, host=settings.http_host, cors_origins=settings.http_cors_origin, tls=tls)
         await endpoint.start()
         self._mcp = endpoint

@@ -100,7 +100,9 @@ class McpEndpoint:
             await self._running
         self._running = None
 
-    async def _answer_directly(self, head: http1.Head, body: bytes, tools: Callable[[], CallTool]) -> Any:
+    async def _answer_directly(
+        self, head: http1.Head, body: bytes, tools: Callable[[], CallTool]
+    ) -> tuple[int, bytes] | None:
         """A tool call's answer (``mcp_tool_calls``), or None for the SDK (as always once stopping)."""
         if self._stopping.is_set():
             return None

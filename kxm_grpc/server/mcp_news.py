@@ -22,8 +22,8 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import OrderedDict
-from collections.abc import Callable
 
+from kxm_grpc.domain.clock import Clock
 from kxm_grpc.domain.messages import EventKind
 from kxm_grpc.mcp.server import Announcements
 from kxm_grpc.services.inbox import agent_topic
@@ -56,9 +56,9 @@ class _Position:
 class InboxNews:
     """Per agent, the inbox events not yet announced over MCP's HTTP endpoint (see the module docstring)."""
 
-    def __init__(self, store: Store, now: Callable[[], int], *, max_agents: int = MAX_AGENTS) -> None:
+    def __init__(self, store: Store, clock: Clock, *, max_agents: int = MAX_AGENTS) -> None:
         self._store = store
-        self._now = now
+        self._clock = clock
         self._max_agents = max_agents
         self._positions: OrderedDict[str, _Position] = OrderedDict()
 
@@ -87,7 +87,7 @@ class InboxNews:
         version = self._store.notifier.version(agent_topic(agent_id))
         read_at = time.monotonic()
         head = (await open_subscription(self._store, agent_id, 0)).head_seq
-        waiting, _, _ = await read_unacked(self._store, agent_id, 0, head, now=self._now())
+        waiting, _, _ = await read_unacked(self._store, agent_id, 0, head, now=self._clock.now())
         for message in waiting:
             position.announcements.note(EventKind.MESSAGE.value, message)
         position.cursor, position.version, position.read_at = head, version, read_at
@@ -100,7 +100,7 @@ class InboxNews:
         if version == position.version and read_at - position.read_at < RECHECK_SECONDS:
             return
         for _ in range(MAX_PAGES):
-            page = await read_events(self._store, agent_id, position.cursor, presence_only=False, now=self._now())
+            page = await read_events(self._store, agent_id, position.cursor, presence_only=False, now=self._clock.now())
             for event in page.events:
                 if event.kind is not EventKind.PRESENCE and event.message is not None:
                     position.announcements.note(event.kind.value, event.message)

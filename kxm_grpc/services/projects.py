@@ -16,7 +16,7 @@ from kxm_grpc.domain.caller import Caller
 from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, page_size
 from kxm_grpc.domain.projects import DEFAULT_PROJECT, Project, project_name
 from kxm_grpc.domain.secrets import PROJECT_TOKEN_PREFIX, hash_secret, new_secret
-from kxm_grpc.errors import AlreadyExists, NotFound, Reason
+from kxm_grpc.errors import AlreadyExists, NotFound, Reason, invalid_field
 from kxm_grpc.services import audit
 from kxm_grpc.services.auth import credentials_changed
 from kxm_grpc.store import Store, Tx
@@ -123,3 +123,27 @@ async def ensure_default_project(store: Store, caller: Caller, *, now: int) -> I
         return None
     log.info("project_created", project=project.name, bootstrap=True, operator=caller.operator)
     return IssuedProject(project, token)
+
+
+def operator_project(caller: Caller, project: str) -> str:
+    """The project an operator's call about one project acts in: the one the call names
+    (``x-kxm-project``), else ``project``.
+
+    Raises:
+        InvalidArgument: ``project`` is malformed, missing when the call names none, or another than the call names.
+    """
+    if project:
+        project_name("project", project)
+    if caller.project is not None:
+        if project and project != caller.project:
+            raise invalid_field("project", f"must be {caller.project}, the project this call names (x-kxm-project)")
+        return caller.project
+    if not project:
+        raise invalid_field("project", "is required when the call names no project (x-kxm-project)")
+    return project
+
+
+def require_project(tx: Tx, project: str) -> None:
+    """Raises: NotFound (PROJECT_NOT_FOUND) when no project has this name."""
+    if tx.projects.get(project) is None:
+        raise NotFound(f"no project named {project}", reason=Reason.PROJECT_NOT_FOUND, metadata={"project": project})

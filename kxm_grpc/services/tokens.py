@@ -41,7 +41,6 @@ from kxm_grpc.domain.caller import Caller
 from kxm_grpc.domain.clock import MICROS
 from kxm_grpc.domain.keyring import Keyring
 from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, page_size
-from kxm_grpc.domain.projects import project_name
 from kxm_grpc.domain.secrets import new_id
 from kxm_grpc.domain.tokens import (
     ATTEMPT_SCHEMA,
@@ -59,6 +58,7 @@ from kxm_grpc.domain.validation import object_id
 from kxm_grpc.errors import NotFound, PermissionDenied, Reason, ResourceExhausted, invalid_field
 from kxm_grpc.services import audit
 from kxm_grpc.services.auth import credentials_changed
+from kxm_grpc.services.projects import operator_project, require_project
 from kxm_grpc.store import Store, Tx
 from kxm_grpc.store.protocols.step_runs import AssignmentState
 
@@ -88,29 +88,6 @@ class IssuedSession:
 
     record: SessionRecord
     token: str = field(repr=False)
-
-
-def _project(caller: Caller, project: str) -> str:
-    """The project a session-token call acts in: the one the call names (``x-kxm-project``), else ``project``.
-
-    Raises:
-        InvalidArgument: ``project`` is malformed, missing when the call names none, or another than the call names.
-    """
-    if project:
-        project_name("project", project)
-    if caller.project is not None:
-        if project and project != caller.project:
-            raise invalid_field("project", f"must be {caller.project}, the project this call names (x-kxm-project)")
-        return caller.project
-    if not project:
-        raise invalid_field("project", "is required when the call names no project (x-kxm-project)")
-    return project
-
-
-def _require_project(tx: Tx, project: str) -> None:
-    """Raises: NotFound (PROJECT_NOT_FOUND) when no project has this name."""
-    if tx.projects.get(project) is None:
-        raise NotFound(f"no project named {project}", reason=Reason.PROJECT_NOT_FOUND, metadata={"project": project})
 
 
 def _require_operator(caller: Caller) -> str:
@@ -159,13 +136,13 @@ async def mint_session_token(
         PermissionDenied: the caller is not an operator.
     """
     operator = _require_operator(caller)
-    project = _project(caller, project)
+    project = operator_project(caller, project)
     agent_id = object_id("agent_id", agent_id, 64)
     lifetime = session_ttl(ttl)
     session_id = new_id("ses")
 
     def work(tx: Tx) -> IssuedSession:
-        _require_project(tx, project)
+        require_project(tx, project)
         agent = tx.agents.get(agent_id)
         if agent is None or agent.project != project:
             raise NotFound(
@@ -233,11 +210,11 @@ async def revoke_session_token(
         PermissionDenied: the caller is not an operator.
     """
     _require_operator(caller)
-    project = _project(caller, project)
+    project = operator_project(caller, project)
     session_id = object_id("session_id", session_id, 64)
 
     def work(tx: Tx) -> tuple[SessionRecord, bool]:
-        _require_project(tx, project)
+        require_project(tx, project)
         record = tx.session_tokens.get(session_id)
         if record is None or record.project != project:
             # Another project's session reads as none: its id tells nothing.
@@ -270,7 +247,7 @@ async def list_session_tokens(
         PermissionDenied: the caller is not an operator.
     """
     _require_operator(caller)
-    project = _project(caller, project)
+    project = operator_project(caller, project)
     limit = page_size(size)
     query = f"session-tokens:{project}"
     after = decode_page_token(token, query)
@@ -282,7 +259,7 @@ async def list_session_tokens(
         before = (int(issue_time), session_id)
 
     def work(tx: Tx) -> list[SessionRecord]:
-        _require_project(tx, project)
+        require_project(tx, project)
         return tx.session_tokens.list_page(project, before, limit + 1)
 
     records = await store.read(work)

@@ -28,6 +28,8 @@ from kxm_grpc._gen.kxm.v1 import (
     lease_service_pb2_grpc,
     message_service_pb2,
     message_service_pb2_grpc,
+    ops_service_pb2,
+    ops_service_pb2_grpc,
     options_pb2,
     runtime_service_pb2,
     runtime_service_pb2_grpc,
@@ -211,6 +213,11 @@ from kxm_grpc._gen.kxm.v1.message_service_pb2 import (
     SubscribeResponse,
     WaitMessageRequest,
     WaitMessageResponse,
+)
+from kxm_grpc._gen.kxm.v1.ops_service_pb2 import (
+    GetOpsSnapshotRequest,
+    GetOpsSnapshotResponse,
+    OpsMessage,
 )
 from kxm_grpc._gen.kxm.v1.options_pb2 import (
     FieldLimits,
@@ -1988,6 +1995,8 @@ __all__ = [
     "GetLeaseResponse",
     "GetMessageRequest",
     "GetMessageResponse",
+    "GetOpsSnapshotRequest",
+    "GetOpsSnapshotResponse",
     "GetSkillRequest",
     "GetSkillResponse",
     "GetStateRequest",
@@ -2060,6 +2069,7 @@ __all__ = [
     "OpenChannelRequest",
     "OpenChannelResponse",
     "Operator",
+    "OpsMessage",
     "PeerEvidence",
     "PeerEvidenceList",
     "Presence",
@@ -2211,6 +2221,8 @@ __all__ = [
     "lease_service_pb2_grpc",
     "message_service_pb2",
     "message_service_pb2_grpc",
+    "ops_service_pb2",
+    "ops_service_pb2_grpc",
     "options_pb2",
     "runtime_service_pb2",
     "runtime_service_pb2_grpc",

@@ -70,6 +70,7 @@ from kxm_grpc._gen.kxm.v1 import (
     envelopes_pb2,
     lease_service_pb2,
     message_service_pb2,
+    ops_service_pb2,
     runtime_service_pb2,
     types_pb2,
     workflow_journal_pb2,
@@ -887,6 +888,7 @@ M = message_service_pb2
 R = runtime_service_pb2
 W = workflow_service_pb2
 C = context_service_pb2
+OPS = ops_service_pb2
 E = envelopes_pb2
 WT = workflow_types_pb2
 J = workflow_journal_pb2
@@ -950,6 +952,18 @@ CASES: dict[str, RpcCase] = {
                 note="an operator naming a project lists that project's only",
             ),
             _page("ListSessionTokens", lambda token: A.ListSessionTokensRequest(page_token=token)),
+        )
+    ),
+    "/kxm.v1.OpsService/GetOpsSnapshot": RpcCase(
+        (
+            Probe("(no ids)", lambda w, c: OPS.GetOpsSnapshotRequest(), SCOPED),
+            Probe(
+                "`project`",
+                lambda w, c: OPS.GetOpsSnapshotRequest(project=w.project),
+                "INVALID_ARGUMENT",
+                Reason.PROTOCOL_ERROR,
+                note="an operator naming a project sees that project only",
+            ),
         )
     ),
     "/kxm.v1.AgentService/RegisterAgent": RpcCase(

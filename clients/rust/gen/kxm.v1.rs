@@ -5122,6 +5122,7 @@ pub mod context_service_client {
         /// Errors:
         ///
         /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
         /// * NOT_FOUND (ERROR_REASON_STATE_PROPOSAL_NOT_FOUND): no state proposal of the project has this id.
         /// * FAILED_PRECONDITION (ERROR_REASON_STATE_PROPOSAL_NOT_PROMOTABLE): the proposal was decided already
         ///  (metadata: status, promotedItemId when it was promoted).
@@ -5157,6 +5158,7 @@ pub mod context_service_client {
         /// Errors:
         ///
         /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
         /// * NOT_FOUND (ERROR_REASON_STATE_PROPOSAL_NOT_FOUND): no state proposal of the project has this id.
         /// * FAILED_PRECONDITION (ERROR_REASON_STATE_PROPOSAL_NOT_PROMOTABLE): the proposal was decided already.
         /// * INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): a reason over 1,000 characters.
@@ -5258,6 +5260,8 @@ pub mod context_service_client {
         /// Errors:
         ///
         /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared` named as the
+        ///  project (`_shared`'s items are deleted with shared = true).
         /// * INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no id, or more than 256.
         /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): an empty or malformed id.
         pub async fn delete_items(
@@ -6892,6 +6896,205 @@ pub mod lease_service_client {
             let mut req = request.into_request();
             req.extensions_mut()
                 .insert(GrpcMethod::new("kxm.v1.LeaseService", "CheckFence"));
+            self.inner.unary(req, path, codec).await
+        }
+    }
+}
+/// Request message for OpsService.GetOpsSnapshot.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GetOpsSnapshotRequest {
+    /// The project; empty when the call names it with `x-kxm-project`, and then equal to it if given.
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+}
+/// OpsMessage is an open message as the dashboard shows it: who sent it to whom and when, never its content.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct OpsMessage {
+    /// The message id.
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    /// Its state: MESSAGE_STATE_QUEUED or MESSAGE_STATE_DELIVERED (an open message).
+    #[prost(enumeration = "MessageState", tag = "2")]
+    pub state: i32,
+    /// The sender's name (`workflow:<run id>` for a message the hub sent for a run).
+    #[prost(string, tag = "3")]
+    pub from_agent_name: ::prost::alloc::string::String,
+    /// The recipient's name.
+    #[prost(string, tag = "4")]
+    pub to_agent_name: ::prost::alloc::string::String,
+    /// How the sender wants the reply.
+    #[prost(enumeration = "Delivery", tag = "5")]
+    pub delivery: i32,
+    /// When it was sent.
+    #[prost(message, optional, tag = "6")]
+    pub create_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// When it expires unless answered.
+    #[prost(message, optional, tag = "7")]
+    pub expire_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// The sender's correlation id, if any.
+    #[prost(string, tag = "8")]
+    pub correlation_id: ::prost::alloc::string::String,
+}
+/// Response message for OpsService.GetOpsSnapshot.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct GetOpsSnapshotResponse {
+    /// The project.
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// The hub clock's time of the read.
+    #[prost(message, optional, tag = "2")]
+    pub snapshot_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// Its agents, online first, then by name; at most 500.
+    #[prost(message, repeated, tag = "3")]
+    pub agents: ::prost::alloc::vec::Vec<Agent>,
+    /// How many agents it has.
+    #[prost(int32, tag = "4")]
+    pub agent_total: i32,
+    /// Its open messages (queued or delivered), newest first; at most 16.
+    #[prost(message, repeated, tag = "5")]
+    pub open_messages: ::prost::alloc::vec::Vec<OpsMessage>,
+    /// How many open messages it has.
+    #[prost(int32, tag = "6")]
+    pub open_message_total: i32,
+    /// Its live leases, by name; at most 100.
+    #[prost(message, repeated, tag = "7")]
+    pub leases: ::prost::alloc::vec::Vec<Lease>,
+    /// How many live leases it has.
+    #[prost(int32, tag = "8")]
+    pub lease_total: i32,
+    /// Its runtimes, by id; at most 100.
+    #[prost(message, repeated, tag = "9")]
+    pub runtimes: ::prost::alloc::vec::Vec<Runtime>,
+    /// How many runtimes it has.
+    #[prost(int32, tag = "10")]
+    pub runtime_total: i32,
+}
+/// Generated client implementations.
+pub mod ops_service_client {
+    #![allow(
+        unused_variables,
+        dead_code,
+        missing_docs,
+        clippy::wildcard_imports,
+        clippy::let_unit_value,
+    )]
+    use tonic::codegen::*;
+    use tonic::codegen::http::Uri;
+    /// OpsService gives operators the view of a project that an operations dashboard shows: who is there,
+    /// what is in flight, what is held and what runs. Metadata only: never a message's content, a reply or
+    /// a secret.
+    #[derive(Debug, Clone)]
+    pub struct OpsServiceClient<T> {
+        inner: tonic::client::Grpc<T>,
+    }
+    impl OpsServiceClient<tonic::transport::Channel> {
+        /// Attempt to create a new client by connecting to a given endpoint.
+        pub async fn connect<D>(dst: D) -> Result<Self, tonic::transport::Error>
+        where
+            D: TryInto<tonic::transport::Endpoint>,
+            D::Error: Into<StdError>,
+        {
+            let conn = tonic::transport::Endpoint::new(dst)?.connect().await?;
+            Ok(Self::new(conn))
+        }
+    }
+    impl<T> OpsServiceClient<T>
+    where
+        T: tonic::client::GrpcService<tonic::body::Body>,
+        T::Error: Into<StdError>,
+        T::ResponseBody: Body<Data = Bytes> + std::marker::Send + 'static,
+        <T::ResponseBody as Body>::Error: Into<StdError> + std::marker::Send,
+    {
+        pub fn new(inner: T) -> Self {
+            let inner = tonic::client::Grpc::new(inner);
+            Self { inner }
+        }
+        pub fn with_origin(inner: T, origin: Uri) -> Self {
+            let inner = tonic::client::Grpc::with_origin(inner, origin);
+            Self { inner }
+        }
+        pub fn with_interceptor<F>(
+            inner: T,
+            interceptor: F,
+        ) -> OpsServiceClient<InterceptedService<T, F>>
+        where
+            F: tonic::service::Interceptor,
+            T::ResponseBody: Default,
+            T: tonic::codegen::Service<
+                http::Request<tonic::body::Body>,
+                Response = http::Response<
+                    <T as tonic::client::GrpcService<tonic::body::Body>>::ResponseBody,
+                >,
+            >,
+            <T as tonic::codegen::Service<
+                http::Request<tonic::body::Body>,
+            >>::Error: Into<StdError> + std::marker::Send + std::marker::Sync,
+        {
+            OpsServiceClient::new(InterceptedService::new(inner, interceptor))
+        }
+        /// Compress requests with the given encoding.
+        ///
+        /// This requires the server to support it otherwise it might respond with an
+        /// error.
+        #[must_use]
+        pub fn send_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.inner = self.inner.send_compressed(encoding);
+            self
+        }
+        /// Enable decompressing responses.
+        #[must_use]
+        pub fn accept_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.inner = self.inner.accept_compressed(encoding);
+            self
+        }
+        /// Limits the maximum size of a decoded message.
+        ///
+        /// Default: `4MB`
+        #[must_use]
+        pub fn max_decoding_message_size(mut self, limit: usize) -> Self {
+            self.inner = self.inner.max_decoding_message_size(limit);
+            self
+        }
+        /// Limits the maximum size of an encoded message.
+        ///
+        /// Default: `usize::MAX`
+        #[must_use]
+        pub fn max_encoding_message_size(mut self, limit: usize) -> Self {
+            self.inner = self.inner.max_encoding_message_size(limit);
+            self
+        }
+        /// GetOpsSnapshot returns one project's state as one read sees it: its agents (online first, then by
+        /// name), its newest open messages, its live leases and its runtimes, each list capped and counted.
+        /// Workflow runs are listed by WorkflowService.ListWorkflowRuns.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+        /// * PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names.
+        /// * NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+        pub async fn get_ops_snapshot(
+            &mut self,
+            request: impl tonic::IntoRequest<super::GetOpsSnapshotRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::GetOpsSnapshotResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.OpsService/GetOpsSnapshot",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.OpsService", "GetOpsSnapshot"));
             self.inner.unary(req, path, codec).await
         }
     }

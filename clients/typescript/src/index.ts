@@ -10,6 +10,7 @@ export * from "../gen/kxm/v1/envelopes_pb.js";
 export * from "../gen/kxm/v1/error_reason_pb.js";
 export * from "../gen/kxm/v1/lease_service_pb.js";
 export * from "../gen/kxm/v1/message_service_pb.js";
+export * from "../gen/kxm/v1/ops_service_pb.js";
 export * from "../gen/kxm/v1/options_pb.js";
 export * from "../gen/kxm/v1/runtime_service_pb.js";
 export * from "../gen/kxm/v1/types_pb.js";

@@ -26,12 +26,12 @@ _DELIVERY_IN: dict[int, Delivery] = {
     types_pb2.DELIVERY_FOLLOW_UP: Delivery.FOLLOW_UP,
     types_pb2.DELIVERY_NEXT_TURN: Delivery.NEXT_TURN,
 }
-_DELIVERY_OUT = {
+DELIVERY_TO_PROTO = {
     Delivery.STEER: types_pb2.DELIVERY_STEER,
     Delivery.FOLLOW_UP: types_pb2.DELIVERY_FOLLOW_UP,
     Delivery.NEXT_TURN: types_pb2.DELIVERY_NEXT_TURN,
 }
-_STATE_OUT = {
+STATE_TO_PROTO = {
     MessageState.QUEUED: types_pb2.MESSAGE_STATE_QUEUED,
     MessageState.DELIVERED: types_pb2.MESSAGE_STATE_DELIVERED,
     MessageState.REPLIED: types_pb2.MESSAGE_STATE_REPLIED,
@@ -71,7 +71,7 @@ def fill_message(proto: types_pb2.Message, message: Message) -> None:
     proto.to_agent_id = message.to_agent_id
     proto.to_agent_name = message.to_agent_name
     proto.content = message.content
-    proto.delivery = _DELIVERY_OUT[message.delivery]
+    proto.delivery = DELIVERY_TO_PROTO[message.delivery]
     proto.hops = message.hops
     proto.max_hops = message.max_hops
     proto.correlation_id = message.correlation_id
@@ -84,7 +84,7 @@ def fill_message(proto: types_pb2.Message, message: Message) -> None:
         set_timestamp(proto.deliver_time, message.deliver_time)
     if message.end_time is not None:
         set_timestamp(proto.end_time, message.end_time)
-    proto.state = _STATE_OUT[message.state]
+    proto.state = STATE_TO_PROTO[message.state]
     proto.error = message.error
     context = message.workflow_context
     if context is not None:

@@ -29,6 +29,12 @@ class MessageRepository(Protocol):
         """The agent's queued and delivered (or only queued) inbound messages with
         ``after_seq < seq <= through_seq`` (no upper bound when None), by seq."""
 
+    def list_open_in(self, project: str, limit: int) -> list[Message]:
+        """The project's queued and delivered messages, newest first (create time, then id)."""
+
+    def count_open_in(self, project: str) -> int:
+        """How many queued and delivered messages the project has."""
+
     def list_ended_before(self, cutoff: int, limit: int) -> list[str]:
         """Ids of terminal messages that ended at or before ``cutoff``, oldest first."""
 

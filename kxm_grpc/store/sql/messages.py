@@ -63,6 +63,17 @@ class SqlMessages:
         ).fetchall()
         return [message_from_row(row) for row in rows]
 
+    def list_open_in(self, project: str, limit: int) -> list[Message]:
+        # Open messages are few (each ends by its TTL): the open partial index is scanned, not the table.
+        rows = self._conn.execute(
+            f"{_SELECT} WHERE project = ? AND {_OPEN} ORDER BY create_time DESC, id DESC LIMIT ?", (project, limit)
+        ).fetchall()
+        return [message_from_row(row) for row in rows]
+
+    def count_open_in(self, project: str) -> int:
+        row = self._conn.execute(f"SELECT COUNT(*) FROM messages WHERE project = ? AND {_OPEN}", (project,)).fetchone()
+        return int(row[0])
+
     def list_ended_before(self, cutoff: int, limit: int) -> list[str]:
         rows = self._conn.execute(
             "SELECT id FROM messages WHERE end_time <= ? ORDER BY end_time LIMIT ?", (cutoff, limit)

@@ -112,6 +112,35 @@ async def test_open_messages_to_an_agent_are_listed_by_seq_within_the_bounds(sto
     assert [m.id for m in limited] == ["msg_1"]
 
 
+async def test_a_projects_open_messages_are_listed_newest_first_and_counted(store: Store) -> None:
+    """list_open_in / count_open_in: queued and delivered messages of one project, newest first
+    (create time, then id), capped by the limit; counted whole."""
+    # Prepare
+    await store.write(
+        lambda tx: [
+            tx.messages.insert(m)
+            for m in (
+                message("msg_1", seq=1, create_time=10),
+                message("msg_2", seq=2, create_time=30, state=MessageState.DELIVERED, deliver_time=31),
+                message("msg_3", seq=3, create_time=40, state=MessageState.REPLIED, end_time=41),
+                message("msg_4", seq=4, create_time=30),
+                message("msg_5", seq=5, create_time=20),
+                message("msg_q", seq=1, create_time=50, project="q"),
+            )
+        ]
+    )
+
+    # Execute
+    newest = await store.read(lambda tx: tx.messages.list_open_in("p", 3))
+    every = await store.read(lambda tx: tx.messages.list_open_in("p", 10))
+    counts = await store.read(lambda tx: (tx.messages.count_open_in("p"), tx.messages.count_open_in("none")))
+
+    # Assert
+    assert [m.id for m in newest] == ["msg_4", "msg_2", "msg_5"]
+    assert [m.id for m in every] == ["msg_4", "msg_2", "msg_5", "msg_1"]
+    assert counts == (4, 0)
+
+
 async def test_ended_messages_are_found_by_end_time_and_deleted(store: Store) -> None:
     """list_ended_before finds ids ended at or before the cutoff, oldest first; delete counts what it removed."""
     # Prepare

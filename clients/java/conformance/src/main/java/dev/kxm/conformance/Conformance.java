@@ -72,7 +72,7 @@ import java.util.concurrent.TimeoutException;
  * why and the exit status is 1.
  *
  * <p>Environment: KXM_ADDR (host:port, plaintext), KXM_TOKEN, KXM_NAME_PREFIX. Run with
- * {@code ./conformance} after {@code mvn -q -B -DskipTests package}. The same scenario, step by
+ * {@code conformance/run} after {@code mvn -q -B -DskipTests install} (in clients/java). The same scenario, step by
  * step, is in clients/python/conformance.py and the other clients.
  */
 public final class Conformance {

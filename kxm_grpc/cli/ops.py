@@ -1,0 +1,56 @@
+"""``kxm ops snapshot``: the operators' view of a project (OpsService.GetOpsSnapshot)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from kxm_grpc.cli.common import EXIT_OK, add_connection_flags, client_from, emit, message_to_dict, run
+from kxm_grpc.v1 import ops_service_pb2, types_pb2
+
+
+def register(commands: Any) -> None:
+    """Add ``ops``."""
+    ops = commands.add_parser("ops", help="what operators watch: a project's agents, open messages, leases, runtimes")
+    actions = ops.add_subparsers(dest="ops_command", required=True, metavar="COMMAND")
+    snapshot = actions.add_parser(
+        "snapshot",
+        help="one project's agents, newest open messages (never their content), live leases and runtimes "
+        "(an operator's token; --project names the project)",
+    )
+    add_connection_flags(snapshot, admin=True)
+    snapshot.set_defaults(run=_snapshot)
+
+
+def _snapshot(args: argparse.Namespace) -> int:
+    async def command() -> int:
+        async with client_from(args, admin=True) as client:
+            seen = await client.ops.get_snapshot()
+        emit(args, message_to_dict(seen), _text(seen))
+        return EXIT_OK
+
+    return run(args, command)
+
+
+def _word(enum: Any, value: int, prefix: str) -> str:
+    """An enum value as a lower-case word (``PRESENCE_ONLINE`` -> ``online``)."""
+    return str(enum.Name(value)).removeprefix(prefix).lower()
+
+
+def _text(seen: ops_service_pb2.GetOpsSnapshotResponse) -> str:
+    """The snapshot as a person reads it: a heading per list with its count, a line per row."""
+    lines = [f"project {seen.project} at {seen.snapshot_time.ToJsonString()}"]
+    lines.append(f"agents ({len(seen.agents)} of {seen.agent_total}):")
+    lines += [f"  {a.name}\t{_word(types_pb2.Presence, a.presence, 'PRESENCE_')}" for a in seen.agents]
+    lines.append(f"open messages ({len(seen.open_messages)} of {seen.open_message_total}, newest first):")
+    state = types_pb2.MessageState
+    lines += [
+        f"  {m.id}\t{m.from_agent_name} -> {m.to_agent_name}\t{_word(state, m.state, 'MESSAGE_STATE_')}"
+        for m in seen.open_messages
+    ]
+    lines.append(f"leases ({len(seen.leases)} of {seen.lease_total}):")
+    lines += [f"  {lease.name}\t{lease.holder_agent_name}\ttoken {lease.fencing_token}" for lease in seen.leases]
+    lines.append(f"runtimes ({len(seen.runtimes)} of {seen.runtime_total}):")
+    presence = types_pb2.RuntimePresenceState
+    lines += [f"  {r.id}\t{r.host}\t{_word(presence, r.presence, 'RUNTIME_PRESENCE_STATE_')}" for r in seen.runtimes]
+    return "\n".join(lines)

@@ -1,0 +1,132 @@
+"""OpsService.GetOpsSnapshot over a real hub: a project's agents, open messages, live leases and
+runtimes as an operator sees them, capped and counted, never a message's content; refused to every
+credential that is not an operator's, and for a project that is missing, malformed or unknown."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kxm_grpc.client import HubClient
+from kxm_grpc.domain.clock import ManualClock
+from kxm_grpc.errors import InvalidArgument, NotFound, PermissionDenied, Reason
+from kxm_grpc.services import ops
+from kxm_grpc.v1 import types_pb2
+from tests.conftest import ADMIN_TOKEN, AgentFactory, Hub, Project, ProjectFactory
+from tests.test_cli import kxm
+
+SECRET_CONTENT = "the content no operator view may carry"
+
+
+async def test_a_snapshot_shows_the_project_as_it_is(
+    hub: Hub, project: Project, make_project: ProjectFactory, make_agent: AgentFactory
+) -> None:
+    alice = await make_agent("alice")
+    bob = await make_agent("bob")
+    carol = await make_agent("carol")
+    await carol.agents.unregister()  # offline: listed after the online ones
+    other = await make_project("beta")
+    await make_agent("mallory", in_project=other)
+    sent = [await alice.messages.send("bob", f"{SECRET_CONTENT} {n}", correlation_id=f"c{n}") for n in range(20)]
+    answered = sent[0].message.id
+    await bob.messages.reply(answered, "a reply no operator view may carry either")
+    await alice.leases.acquire("deploy", ttl=60)
+    async with (
+        HubClient(hub.address, token=ADMIN_TOKEN) as admin,
+        HubClient(hub.address, token=ADMIN_TOKEN, project="alpha") as naming,
+    ):
+        await naming.runtimes.register("rtm_builder01", host="builder")
+        seen = await admin.ops.get_snapshot(project="alpha")
+        named = await naming.ops.get_snapshot()
+
+    assert seen.project == "alpha" and seen.snapshot_time.seconds > 0
+    assert [(agent.name, agent.presence) for agent in seen.agents] == [
+        ("alice", types_pb2.PRESENCE_ONLINE),
+        ("bob", types_pb2.PRESENCE_ONLINE),
+        ("carol", types_pb2.PRESENCE_OFFLINE),
+    ]
+    assert seen.agent_total == 3
+    open_ids = [message.id for message in seen.open_messages]
+    assert seen.open_message_total == 19 and len(open_ids) == ops.MAX_OPEN_MESSAGES
+    assert open_ids == [s.message.id for s in reversed(sent[1:])][: ops.MAX_OPEN_MESSAGES], "newest first"
+    first = seen.open_messages[0]
+    assert (first.from_agent_name, first.to_agent_name, first.correlation_id) == ("alice", "bob", "c19")
+    assert first.state == types_pb2.MESSAGE_STATE_QUEUED and first.expire_time.seconds > first.create_time.seconds
+    assert [(lease.name, lease.holder_agent_name, lease.live) for lease in seen.leases] == [("deploy", "alice", True)]
+    assert seen.lease_total == 1 and seen.leases[0].fencing_token >= 1
+    assert [(runtime.id, runtime.host) for runtime in seen.runtimes] == [("rtm_builder01", "builder")]
+    assert seen.runtime_total == 1
+    assert SECRET_CONTENT.encode() not in seen.SerializeToString()
+    assert b"no operator view" not in seen.SerializeToString()
+    assert named.agent_total == 3 and named.open_message_total == 19
+
+
+async def test_agents_online_on_the_hub_clock_come_first_then_by_name(clocked_hub: tuple[Hub, ManualClock]) -> None:
+    hub, clock = clocked_hub
+    async with HubClient(hub.address, token=ADMIN_TOKEN) as admin:
+        token = (await admin.admin.create_project("alpha")).project_token
+        clients = [HubClient(hub.address, token=token) for _ in range(3)]
+        for client, name in zip(clients, ("zed", "amy", "bea"), strict=True):
+            await client.agents.register(name)
+        clock.advance(31)  # past the 30 s presence window: all three stale
+        await clients[0].agents.heartbeat()  # zed renews
+        seen = await admin.ops.get_snapshot(project="alpha")
+        for client in clients:
+            await client.close()
+    assert [(agent.name, agent.presence) for agent in seen.agents] == [
+        ("zed", types_pb2.PRESENCE_ONLINE),
+        ("amy", types_pb2.PRESENCE_STALE),
+        ("bea", types_pb2.PRESENCE_STALE),
+    ]
+
+
+async def test_only_an_operator_may_look(hub: Hub, project: Project, make_agent: AgentFactory) -> None:
+    agent = await make_agent("alice")
+    async with HubClient(hub.address, token=project.token) as project_token:
+        with pytest.raises(PermissionDenied) as by_token:
+            await project_token.ops.get_snapshot(project="alpha")
+    with pytest.raises(PermissionDenied) as by_agent:
+        await agent.ops.get_snapshot(project="alpha")
+    assert by_token.value.reason is Reason.CREDENTIAL_KIND_DENIED
+    assert by_agent.value.reason is Reason.CREDENTIAL_KIND_DENIED
+
+
+async def test_a_project_missing_malformed_unknown_or_contradicted_is_refused(hub: Hub, project: Project) -> None:
+    async with (
+        HubClient(hub.address, token=ADMIN_TOKEN) as admin,
+        HubClient(hub.address, token=ADMIN_TOKEN, project="alpha") as naming,
+    ):
+        with pytest.raises(InvalidArgument) as missing:
+            await admin.ops.get_snapshot()
+        with pytest.raises(InvalidArgument) as malformed:
+            await admin.ops.get_snapshot(project="no spaces allowed")
+        with pytest.raises(NotFound) as unknown:
+            await admin.ops.get_snapshot(project="nowhere")
+        with pytest.raises(InvalidArgument) as contradicted:
+            await naming.ops.get_snapshot(project="beta")
+    for refused in (missing, malformed, contradicted):
+        assert [v.field for v in refused.value.field_violations] == ["project"]
+        assert refused.value.reason is Reason.PROTOCOL_ERROR
+    assert unknown.value.reason is Reason.PROJECT_NOT_FOUND
+    assert unknown.value.metadata == {"project": "nowhere"}
+
+
+async def test_kxm_ops_snapshot_prints_it_as_json_and_as_text(
+    hub: Hub, project: Project, make_agent: AgentFactory, tmp_path: Path
+) -> None:
+    alice = await make_agent("alice")
+    await make_agent("bob")
+    await alice.messages.send("bob", SECRET_CONTENT)
+    env = {"KXM_ADDR": hub.address, "KXM_ADMIN_TOKEN": ADMIN_TOKEN, "KXM_DATA_DIR": str(tmp_path / "state")}
+    code, as_json, err = await kxm("ops", "snapshot", "--project", "alpha", "--json", cwd=tmp_path, env=env)
+    assert code == 0, err
+    text_code, as_text, _ = await kxm("ops", "snapshot", "--project", "alpha", cwd=tmp_path, env=env)
+    refused, _, said = await kxm("ops", "snapshot", "--project", "nowhere", cwd=tmp_path, env=env)
+
+    seen = json.loads(as_json)
+    assert [agent["name"] for agent in seen["agents"]] == ["alice", "bob"] and seen["openMessageTotal"] == 1
+    assert SECRET_CONTENT not in as_json and SECRET_CONTENT not in as_text
+    assert text_code == 0 and "agents (2 of 2):" in as_text and "alice -> bob\tqueued" in as_text
+    assert refused != 0 and "PROJECT_NOT_FOUND" in said
