@@ -46,10 +46,15 @@ def _text(seen: ops_service_pb2.GetOpsSnapshotResponse) -> str:
     state = types_pb2.MessageState
     lines += [
         f"  {m.id}\t{m.from_agent_name} -> {m.to_agent_name}\t{_word(state, m.state, 'MESSAGE_STATE_')}"
+        f"\tsent {m.create_time.ToJsonString()}"
         for m in seen.open_messages
     ]
     lines.append(f"leases ({len(seen.leases)} of {seen.lease_total}):")
-    lines += [f"  {lease.name}\t{lease.holder_agent_name}\ttoken {lease.fencing_token}" for lease in seen.leases]
+    lines += [
+        f"  {lease.name}\t{lease.holder_agent_name}\ttoken {lease.fencing_token}"
+        f"\tuntil {lease.expire_time.ToJsonString()}"
+        for lease in seen.leases
+    ]
     lines.append(f"runtimes ({len(seen.runtimes)} of {seen.runtime_total}):")
     presence = types_pb2.RuntimePresenceState
     lines += [f"  {r.id}\t{r.host}\t{_word(presence, r.presence, 'RUNTIME_PRESENCE_STATE_')}" for r in seen.runtimes]

@@ -1,17 +1,16 @@
 """The operators' view of a project (OpsService): what an operations dashboard shows, read at once.
 
 Metadata only: agents and their presence, open messages without their content or reply, live leases,
-runtimes. Each list is capped and counted, so a page can say "16 of 230" without reading more; every
-count and list comes from one read transaction, so they agree with each other.
+runtimes. Each list is capped in SQL and counted, so a page can say "16 of 230" without reading the
+rest; every count and list comes from one read transaction, so they agree with each other.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from kxm_grpc.domain.agents import Agent, Presence
+from kxm_grpc.domain.agents import Agent
 from kxm_grpc.domain.caller import Caller
 from kxm_grpc.domain.leases import Lease
 from kxm_grpc.domain.messages import Message
@@ -24,8 +23,6 @@ MAX_AGENTS = 500
 MAX_OPEN_MESSAGES = 16
 MAX_LEASES = 100
 MAX_RUNTIMES = 100
-_PAGE = 1000
-"""Rows read per store page while counting a list (the whole list is counted, its head kept)."""
 
 T = TypeVar("T")
 
@@ -66,33 +63,18 @@ async def snapshot(store: Store, caller: Caller, project: str, *, now: int, stal
 
     def read(tx: Tx) -> OpsSnapshot:
         require_project(tx, name)
-        agents = _all(lambda after: tx.agents.list_page(name, after, _PAGE, include_offline=True), lambda a: a.id)
-        agents.sort(key=lambda agent: (agent.presence(now, stale_after) is not Presence.ONLINE, agent.name, agent.id))
-        leases = _all(lambda after: tx.leases.list_page(name, after, _PAGE, now=now, include_lapsed=False), _name)
-        runtimes = _all(lambda after: tx.runtimes.list_page(name, after, _PAGE), lambda r: r.id)
+        # Online on the hub's clock: seen within the presence window (Agent.presence).
+        agents = tx.agents.list_by_presence(name, now - stale_after, MAX_AGENTS)
         return OpsSnapshot(
             project=name,
             snapshot_time=now,
-            agents=Capped(agents[:MAX_AGENTS], len(agents)),
+            agents=Capped(agents, tx.agents.count(name)),
             open_messages=Capped(tx.messages.list_open_in(name, MAX_OPEN_MESSAGES), tx.messages.count_open_in(name)),
-            leases=Capped(leases[:MAX_LEASES], len(leases)),
-            runtimes=Capped(runtimes[:MAX_RUNTIMES], len(runtimes)),
+            leases=Capped(
+                tx.leases.list_page(name, None, MAX_LEASES, now=now, include_lapsed=False),
+                tx.leases.count_live(name, now=now),
+            ),
+            runtimes=Capped(tx.runtimes.list_page(name, None, MAX_RUNTIMES), tx.runtimes.count(name)),
         )
 
     return await store.read(read)
-
-
-def _name(lease: Lease) -> str:
-    return lease.name
-
-
-def _all(page: Callable[[str | None], list[T]], key: Callable[[T], str]) -> list[T]:
-    """Every row of a keyset-paged store listing, in its order."""
-    rows: list[T] = []
-    after: str | None = None
-    while True:
-        found = page(after)
-        rows += found
-        if len(found) < _PAGE:
-            return rows
-        after = key(found[-1])

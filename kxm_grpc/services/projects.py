@@ -133,7 +133,7 @@ def operator_project(caller: Caller, project: str) -> str:
         InvalidArgument: ``project`` is malformed, missing when the call names none, or another than the call names.
     """
     if project:
-        project_name("project", project)
+        project = project_name("project", project)  # trimmed, as CreateProject keeps it
     if caller.project is not None:
         if project and project != caller.project:
             raise invalid_field("project", f"must be {caller.project}, the project this call names (x-kxm-project)")

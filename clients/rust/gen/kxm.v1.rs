@@ -6980,9 +6980,9 @@ pub mod ops_service_client {
     )]
     use tonic::codegen::*;
     use tonic::codegen::http::Uri;
-    /// OpsService gives operators the view of a project that an operations dashboard shows: who is there,
-    /// what is in flight, what is held and what runs. Metadata only: never a message's content, a reply or
-    /// a secret.
+    /// OpsService gives operators the view of a project that an operations dashboard shows: its agents,
+    /// open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
+    /// secret.
     #[derive(Debug, Clone)]
     pub struct OpsServiceClient<T> {
         inner: tonic::client::Grpc<T>,

@@ -238,6 +238,11 @@ _VERSION_19 = [
 ]
 """A partition's least cost in one probe (SQLite's ``_0019_context_cost``); needs version 17."""
 
+_VERSION_20 = [
+    "CREATE INDEX messages_open_project ON messages (project, create_time, id) WHERE state IN ('queued', 'delivered')",
+]
+"""A project's open messages in one index range (SQLite's ``_0020_open_messages_by_project``); needs version 7."""
+
 FIRST_VERSION = 7
 """The schema version a new PostgreSQL database starts at (its first migration creates it whole)."""
 
@@ -255,5 +260,6 @@ MIGRATIONS: dict[int, list[str]] = {
     17: _VERSION_17,
     18: _VERSION_18,
     19: _VERSION_19,
+    20: _VERSION_20,
 }
 """Each version's statements, by version; versions before ``FIRST_VERSION`` never existed here."""

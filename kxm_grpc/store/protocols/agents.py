@@ -34,6 +34,13 @@ class AgentRepository(Protocol):
     def list_page(self, project: str, after: str | None, limit: int, *, include_offline: bool) -> list[Agent]:
         """The project's agents (not retired) ordered by id, after ``after``."""
 
+    def list_by_presence(self, project: str, seen_after: int, limit: int) -> list[Agent]:
+        """The project's agents (not retired): online ones seen after ``seen_after`` first, then the
+        rest, each by name, then id."""
+
+    def count(self, project: str) -> int:
+        """How many agents the project has (not retired)."""
+
     def list_online_seen_before(self, cutoff: int, limit: int) -> list[Agent]:
         """Online agents (any project) last seen before ``cutoff``."""
 

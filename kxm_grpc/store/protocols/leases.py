@@ -19,6 +19,9 @@ class LeaseRepository(Protocol):
     def list_page(self, project: str, after: str | None, limit: int, *, now: int, include_lapsed: bool) -> list[Lease]:
         """The project's current grants ordered by name, after ``after``; live ones only unless asked."""
 
+    def count_live(self, project: str, *, now: int) -> int:
+        """How many of the project's leases are held and live at ``now``."""
+
     def any_live(self, now: int) -> bool:
         """Whether any grant (any project) is live at ``now``."""
 

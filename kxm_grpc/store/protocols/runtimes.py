@@ -22,5 +22,8 @@ class RuntimeRepository(Protocol):
     def heartbeat(self, project: str, runtime_id: str, host: str, now: int) -> None:
         """Record a heartbeat and the host it reported."""
 
+    def count(self, project: str) -> int:
+        """How many runtimes the project has."""
+
     def list_page(self, project: str, after: str | None, limit: int) -> list[Runtime]:
         """The project's runtimes ordered by id, after ``after``."""

@@ -69,6 +69,20 @@ class SqlAgents:
         ).fetchall()
         return [agent_from_row(row) for row in rows]
 
+    def list_by_presence(self, project: str, seen_after: int, limit: int) -> list[Agent]:
+        rows = self._conn.execute(
+            f"{_SELECT} WHERE project = ? AND retire_time IS NULL "
+            "ORDER BY CASE WHEN online = 1 AND last_seen_time > ? THEN 0 ELSE 1 END, name, id LIMIT ?",
+            (project, seen_after, limit),
+        ).fetchall()
+        return [agent_from_row(row) for row in rows]
+
+    def count(self, project: str) -> int:
+        row = self._conn.execute(
+            "SELECT COUNT(*) FROM agents WHERE project = ? AND retire_time IS NULL", (project,)
+        ).fetchone()
+        return int(row[0])
+
     def list_online_seen_before(self, cutoff: int, limit: int) -> list[Agent]:
         rows = self._conn.execute(
             f"{_SELECT} WHERE online = 1 AND last_seen_time < ? ORDER BY last_seen_time LIMIT ?", (cutoff, limit)

@@ -39,6 +39,13 @@ class SqlLeases:
         ).fetchall()
         return [lease_from_row(row) for row in rows]
 
+    def count_live(self, project: str, *, now: int) -> int:
+        row = self._conn.execute(
+            "SELECT COUNT(*) FROM leases WHERE project = ? AND holder_agent_id IS NOT NULL AND expire_time > ?",
+            (project, now),
+        ).fetchone()
+        return int(row[0])
+
     def any_live(self, now: int) -> bool:
         row = self._conn.execute("SELECT 1 FROM leases WHERE expire_time > ? LIMIT 1", (now,)).fetchone()
         return row is not None

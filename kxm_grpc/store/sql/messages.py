@@ -64,7 +64,7 @@ class SqlMessages:
         return [message_from_row(row) for row in rows]
 
     def list_open_in(self, project: str, limit: int) -> list[Message]:
-        # Open messages are few (each ends by its TTL): the open partial index is scanned, not the table.
+        # One range of messages_open_project (version 20), newest first.
         rows = self._conn.execute(
             f"{_SELECT} WHERE project = ? AND {_OPEN} ORDER BY create_time DESC, id DESC LIMIT ?", (project, limit)
         ).fetchall()

@@ -38,6 +38,10 @@ class SqlRuntimes:
             (host, now, project, runtime_id),
         )
 
+    def count(self, project: str) -> int:
+        row = self._conn.execute("SELECT COUNT(*) FROM runtimes WHERE project = ?", (project,)).fetchone()
+        return int(row[0])
+
     def list_page(self, project: str, after: str | None, limit: int) -> list[Runtime]:
         rows = self._conn.execute(
             f"{_SELECT} WHERE project = ? AND id > ? ORDER BY id LIMIT ?", (project, after or "", limit)

@@ -691,6 +691,17 @@ def _0019_context_cost(db: sqlite_utils.Database) -> None:
     )
 
 
+OPEN_BY_PROJECT = (
+    "CREATE INDEX messages_open_project ON messages (project, create_time, id) WHERE state IN ('queued', 'delivered')"
+)
+"""A project's open messages, newest first, and their count (the ops snapshot, decision 295)."""
+
+
+def _0020_open_messages_by_project(db: sqlite_utils.Database) -> None:
+    """A project's open messages in one index range (``messages_open_project``). Needs version 2."""
+    db.execute(OPEN_BY_PROJECT)
+
+
 MIGRATIONS: list[Migration] = [
     _0001_foundation,
     _0002_messaging,
@@ -711,4 +722,5 @@ MIGRATIONS: list[Migration] = [
     _0017_context_ranking,
     _0018_skills,
     _0019_context_cost,
+    _0020_open_messages_by_project,
 ]

@@ -134,3 +134,33 @@ async def test_stale_query_finds_only_online_agents_seen_before_the_cutoff(store
 
     # Assert
     assert [a.id for a in stale] == ["agt_older", "agt_old"]
+
+
+async def test_agents_by_presence_come_online_first_then_by_name_and_are_counted(store: Store) -> None:
+    """list_by_presence: online agents seen after the mark first, then the others (offline, or online
+    but not seen since), each by name then id, at most ``limit``; count: every agent not retired."""
+    # Prepare
+    await store.write(
+        lambda tx: [
+            tx.agents.put(a)
+            for a in (
+                agent("agt_1", "zoe", seen=50),
+                agent("agt_2", "amy", seen=10),  # online flag, but not seen since the mark
+                agent("agt_3", "bob", online=False, seen=60),
+                agent("agt_4", "cat", seen=60),
+                agent("agt_5", "ann", project="q"),
+                agent("agt_6", "dan", seen=70),
+            )
+        ]
+    )
+    await store.write(lambda tx: tx.agents.retire("agt_6", 80))
+
+    # Execute
+    ordered = await store.read(lambda tx: tx.agents.list_by_presence("p", 20, 10))
+    capped = await store.read(lambda tx: tx.agents.list_by_presence("p", 20, 2))
+    counts = await store.read(lambda tx: (tx.agents.count("p"), tx.agents.count("q"), tx.agents.count("none")))
+
+    # Assert
+    assert [a.name for a in ordered] == ["cat", "zoe", "amy", "bob"]
+    assert [a.name for a in capped] == ["cat", "zoe"]
+    assert counts == (4, 1, 0)

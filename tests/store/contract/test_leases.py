@@ -53,6 +53,7 @@ async def test_grants_are_listed_by_name_live_ones_unless_lapsed_are_asked_for(s
     assert [lease.name for lease in live] == ["c"]
     assert [lease.name for lease in every] == ["a", "c"]
     assert [lease.name for lease in after] == ["c"]
+    assert await store.read(lambda tx: (tx.leases.count_live("p", now=50), tx.leases.count_live("p", now=5))) == (1, 2)
 
 
 async def test_only_grants_live_at_the_mark_are_extended(store: Store) -> None:

@@ -50,3 +50,4 @@ async def test_runtimes_are_listed_by_id_after_the_cursor(store: Store) -> None:
     # Assert
     assert [r.id for r in first] == ["rt_a", "rt_b"]
     assert [r.id for r in rest] == ["rt_c"]
+    assert await store.read(lambda tx: (tx.runtimes.count("p"), tx.runtimes.count("q"))) == (3, 0)

@@ -26,9 +26,9 @@ if _version_not_supported:
 
 
 class OpsServiceStub(object):
-    """OpsService gives operators the view of a project that an operations dashboard shows: who is there,
-    what is in flight, what is held and what runs. Metadata only: never a message's content, a reply or
-    a secret.
+    """OpsService gives operators the view of a project that an operations dashboard shows: its agents,
+    open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
+    secret.
     """
 
     def __init__(self, channel):
@@ -45,9 +45,9 @@ class OpsServiceStub(object):
 
 
 class OpsServiceServicer(object):
-    """OpsService gives operators the view of a project that an operations dashboard shows: who is there,
-    what is in flight, what is held and what runs. Metadata only: never a message's content, a reply or
-    a secret.
+    """OpsService gives operators the view of a project that an operations dashboard shows: its agents,
+    open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
+    secret.
     """
 
     def GetOpsSnapshot(self, request, context):
@@ -82,9 +82,9 @@ def add_OpsServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class OpsService(object):
-    """OpsService gives operators the view of a project that an operations dashboard shows: who is there,
-    what is in flight, what is held and what runs. Metadata only: never a message's content, a reply or
-    a secret.
+    """OpsService gives operators the view of a project that an operations dashboard shows: its agents,
+    open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
+    secret.
     """
 
     @staticmethod

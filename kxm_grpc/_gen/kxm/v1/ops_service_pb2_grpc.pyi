@@ -27,9 +27,9 @@ GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
 class OpsServiceStub:
-    """OpsService gives operators the view of a project that an operations dashboard shows: who is there,
-    what is in flight, what is held and what runs. Metadata only: never a message's content, a reply or
-    a secret.
+    """OpsService gives operators the view of a project that an operations dashboard shows: its agents,
+    open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
+    secret.
     """
 
     @_typing.overload
@@ -50,9 +50,9 @@ class OpsServiceStub:
 
 @_typing.type_check_only
 class OpsServiceAsyncStub(OpsServiceStub):
-    """OpsService gives operators the view of a project that an operations dashboard shows: who is there,
-    what is in flight, what is held and what runs. Metadata only: never a message's content, a reply or
-    a secret.
+    """OpsService gives operators the view of a project that an operations dashboard shows: its agents,
+    open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
+    secret.
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -69,9 +69,9 @@ class OpsServiceAsyncStub(OpsServiceStub):
     """
 
 class OpsServiceServicer(metaclass=_abc_1.ABCMeta):
-    """OpsService gives operators the view of a project that an operations dashboard shows: who is there,
-    what is in flight, what is held and what runs. Metadata only: never a message's content, a reply or
-    a secret.
+    """OpsService gives operators the view of a project that an operations dashboard shows: its agents,
+    open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
+    secret.
     """
 
     @_abc_1.abstractmethod

@@ -26,9 +26,9 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// OpsService gives operators the view of a project that an operations dashboard shows: who is there,
-// what is in flight, what is held and what runs. Metadata only: never a message's content, a reply or
-// a secret.
+// OpsService gives operators the view of a project that an operations dashboard shows: its agents,
+// open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
+// secret.
 type OpsServiceClient interface {
 	// GetOpsSnapshot returns one project's state as one read sees it: its agents (online first, then by
 	// name), its newest open messages, its live leases and its runtimes, each list capped and counted.
@@ -64,9 +64,9 @@ func (c *opsServiceClient) GetOpsSnapshot(ctx context.Context, in *GetOpsSnapsho
 // All implementations must embed UnimplementedOpsServiceServer
 // for forward compatibility.
 //
-// OpsService gives operators the view of a project that an operations dashboard shows: who is there,
-// what is in flight, what is held and what runs. Metadata only: never a message's content, a reply or
-// a secret.
+// OpsService gives operators the view of a project that an operations dashboard shows: its agents,
+// open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
+// secret.
 type OpsServiceServer interface {
 	// GetOpsSnapshot returns one project's state as one read sees it: its agents (online first, then by
 	// name), its newest open messages, its live leases and its runtimes, each list capped and counted.

@@ -193,9 +193,9 @@ export const GetOpsSnapshotResponseSchema: GenMessage<GetOpsSnapshotResponse> = 
   messageDesc(file_kxm_v1_ops_service, 2);
 
 /**
- * OpsService gives operators the view of a project that an operations dashboard shows: who is there,
- * what is in flight, what is held and what runs. Metadata only: never a message's content, a reply or
- * a secret.
+ * OpsService gives operators the view of a project that an operations dashboard shows: its agents,
+ * open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
+ * secret.
  *
  * @generated from service kxm.v1.OpsService
  */

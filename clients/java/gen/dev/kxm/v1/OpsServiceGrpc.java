@@ -4,9 +4,9 @@ import static io.grpc.MethodDescriptor.generateFullMethodName;
 
 /**
  * <pre>
- * OpsService gives operators the view of a project that an operations dashboard shows: who is there,
- * what is in flight, what is held and what runs. Metadata only: never a message's content, a reply or
- * a secret.
+ * OpsService gives operators the view of a project that an operations dashboard shows: its agents,
+ * open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
+ * secret.
  * </pre>
  */
 @io.grpc.stub.annotations.GrpcGenerated
@@ -109,9 +109,9 @@ public final class OpsServiceGrpc {
 
   /**
    * <pre>
-   * OpsService gives operators the view of a project that an operations dashboard shows: who is there,
-   * what is in flight, what is held and what runs. Metadata only: never a message's content, a reply or
-   * a secret.
+   * OpsService gives operators the view of a project that an operations dashboard shows: its agents,
+   * open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
+   * secret.
    * </pre>
    */
   public interface AsyncService {
@@ -137,9 +137,9 @@ public final class OpsServiceGrpc {
   /**
    * Base class for the server implementation of the service OpsService.
    * <pre>
-   * OpsService gives operators the view of a project that an operations dashboard shows: who is there,
-   * what is in flight, what is held and what runs. Metadata only: never a message's content, a reply or
-   * a secret.
+   * OpsService gives operators the view of a project that an operations dashboard shows: its agents,
+   * open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
+   * secret.
    * </pre>
    */
   public static abstract class OpsServiceImplBase
@@ -153,9 +153,9 @@ public final class OpsServiceGrpc {
   /**
    * A stub to allow clients to do asynchronous rpc calls to service OpsService.
    * <pre>
-   * OpsService gives operators the view of a project that an operations dashboard shows: who is there,
-   * what is in flight, what is held and what runs. Metadata only: never a message's content, a reply or
-   * a secret.
+   * OpsService gives operators the view of a project that an operations dashboard shows: its agents,
+   * open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
+   * secret.
    * </pre>
    */
   public static final class OpsServiceStub
@@ -193,9 +193,9 @@ public final class OpsServiceGrpc {
   /**
    * A stub to allow clients to do synchronous rpc calls to service OpsService.
    * <pre>
-   * OpsService gives operators the view of a project that an operations dashboard shows: who is there,
-   * what is in flight, what is held and what runs. Metadata only: never a message's content, a reply or
-   * a secret.
+   * OpsService gives operators the view of a project that an operations dashboard shows: its agents,
+   * open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
+   * secret.
    * </pre>
    */
   public static final class OpsServiceBlockingV2Stub
@@ -232,9 +232,9 @@ public final class OpsServiceGrpc {
   /**
    * A stub to allow clients to do limited synchronous rpc calls to service OpsService.
    * <pre>
-   * OpsService gives operators the view of a project that an operations dashboard shows: who is there,
-   * what is in flight, what is held and what runs. Metadata only: never a message's content, a reply or
-   * a secret.
+   * OpsService gives operators the view of a project that an operations dashboard shows: its agents,
+   * open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
+   * secret.
    * </pre>
    */
   public static final class OpsServiceBlockingStub
@@ -271,9 +271,9 @@ public final class OpsServiceGrpc {
   /**
    * A stub to allow clients to do ListenableFuture-style rpc calls to service OpsService.
    * <pre>
-   * OpsService gives operators the view of a project that an operations dashboard shows: who is there,
-   * what is in flight, what is held and what runs. Metadata only: never a message's content, a reply or
-   * a secret.
+   * OpsService gives operators the view of a project that an operations dashboard shows: its agents,
+   * open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
+   * secret.
    * </pre>
    */
   public static final class OpsServiceFutureStub
