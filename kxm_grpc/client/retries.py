@@ -44,6 +44,7 @@ from kxm_grpc._gen.kxm.v1 import (
     context_service_pb2,
     lease_service_pb2,
     message_service_pb2,
+    ops_service_pb2,
     options_pb2,
     runtime_service_pb2,
     workflow_service_pb2,
@@ -61,6 +62,7 @@ SERVICES: tuple[descriptor.ServiceDescriptor, ...] = tuple(
         admin_service_pb2,
         workflow_service_pb2,
         context_service_pb2,
+        ops_service_pb2,
     )
     for service in module.DESCRIPTOR.services_by_name.values()
 )
