@@ -1,11 +1,11 @@
-"""``kxm ops snapshot``: the operators' view of a project (OpsService.GetOpsSnapshot)."""
+"""``kxm ops snapshot`` and ``kxm ops watch``: the operators' view of a project (OpsService)."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from kxm_grpc.cli.common import EXIT_OK, add_connection_flags, client_from, emit, message_to_dict, run
+from kxm_grpc.cli.common import EXIT_OK, add_connection_flags, client_from, emit, emit_line, message_to_dict, run
 from kxm_grpc.v1 import ops_service_pb2, types_pb2
 
 
@@ -20,6 +20,14 @@ def register(commands: Any) -> None:
     )
     add_connection_flags(snapshot, admin=True)
     snapshot.set_defaults(run=_snapshot)
+    watch = actions.add_parser(
+        "watch",
+        help="the same view, printed again each time it changes, until interrupted (--json: a JSON line each)",
+    )
+    add_connection_flags(watch, admin=True)
+    watch.add_argument("--after-version", default="", help="print nothing until the view differs from this version")
+    watch.add_argument("--count", type=int, default=0, help="stop after this many views (0: never)")
+    watch.set_defaults(run=_watch)
 
 
 def _snapshot(args: argparse.Namespace) -> int:
@@ -27,6 +35,23 @@ def _snapshot(args: argparse.Namespace) -> int:
         async with client_from(args, admin=True) as client:
             seen = await client.ops.get_snapshot()
         emit(args, message_to_dict(seen), _text(seen))
+        return EXIT_OK
+
+    return run(args, command)
+
+
+def _watch(args: argparse.Namespace) -> int:
+    async def command() -> int:
+        printed = 0
+        async with client_from(args, admin=True) as client:
+            async for update in client.ops.watch(after_version=args.after_version):
+                if args.json:
+                    emit_line(message_to_dict(update))
+                else:
+                    print(f"version {update.version}\n{_text(update.snapshot)}\n", flush=True)
+                printed += 1
+                if args.count and printed >= args.count:
+                    break
         return EXIT_OK
 
     return run(args, command)

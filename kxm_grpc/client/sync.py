@@ -173,6 +173,7 @@ class SyncOps(SyncArea):
 
     ASYNC = Ops
     get_snapshot = blocking(Ops.get_snapshot)
+    watch = blocking_iter(Ops.watch)
 
 
 class SyncRuntimes(SyncArea):

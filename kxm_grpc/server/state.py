@@ -8,6 +8,7 @@ from collections.abc import Callable
 from kxm_grpc.domain.clock import Clock, seconds
 from kxm_grpc.domain.keyring import Keyring
 from kxm_grpc.server.coordination import Coordination, InProcessCoordination
+from kxm_grpc.server.ops_watch import OpsFeeds
 from kxm_grpc.server.ratelimit import RateLimiter
 from kxm_grpc.server.settings import Settings
 from kxm_grpc.server.timers import TimerScheduler
@@ -73,6 +74,8 @@ class HubState:
         )
         """What the step engine's services need: presence window, admission, token keys."""
         self.shutting_down = asyncio.Event()
+        self.ops_feeds = OpsFeeds(self)
+        """The ops watch's readers of the watched projects, shared by their streams (``server/ops_watch.py``)."""
         self.coordination: Coordination = (
             coordination(self)
             if coordination is not None

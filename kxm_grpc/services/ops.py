@@ -1,7 +1,8 @@
 """The operators' view of a project (OpsService): what an operations dashboard shows, read at once.
 
 Metadata only: agents and their presence, open messages without their content or reply, live leases,
-runtimes. Each list is capped in SQL and counted, so a page can say "16 of 230" without reading the
+runtimes, the newest workflow runs (what runs and where it stands; the page reads a run's detail
+with GetWorkflowRun). Each list is capped in SQL and counted, so a page can say "16 of 230" without reading the
 rest; every count and list comes from one read transaction, so they agree with each other.
 """
 
@@ -11,11 +12,11 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from kxm_grpc.domain.agents import Agent
-from kxm_grpc.domain.caller import Caller
+from kxm_grpc.domain.caller import Caller, CredentialKind
 from kxm_grpc.domain.leases import Lease
 from kxm_grpc.domain.messages import Message
 from kxm_grpc.domain.runtimes import Runtime
-from kxm_grpc.errors import PermissionDenied, Reason
+from kxm_grpc.errors import PermissionDenied, Reason, Unauthenticated, invalid_field
 from kxm_grpc.services.projects import operator_project, require_project
 from kxm_grpc.store import Store, Tx
 
@@ -23,6 +24,8 @@ MAX_AGENTS = 500
 MAX_OPEN_MESSAGES = 16
 MAX_LEASES = 100
 MAX_RUNTIMES = 100
+MAX_RUNS = 8
+MAX_VERSION_LENGTH = 64
 
 T = TypeVar("T")
 
@@ -36,6 +39,20 @@ class Capped(Generic[T]):
 
 
 @dataclass(frozen=True, slots=True)
+class OpsRun:
+    """A workflow run (stage or step run) as the dashboard lists it: what it runs and where it stands."""
+
+    id: str
+    definition_id: str
+    status: str
+    """Its status's value (``running``, ``waiting``, ``queued``, ``blocked``, ``completed``, ...)."""
+    current_stage: str
+    """The stage a stage run is on (empty for a step run, and once a run ended)."""
+    create_time: int
+    update_time: int
+
+
+@dataclass(frozen=True, slots=True)
 class OpsSnapshot:
     """One project's state as one read saw it (``snapshot_time``, the hub clock)."""
 
@@ -45,6 +62,33 @@ class OpsSnapshot:
     open_messages: Capped[Message]
     leases: Capped[Lease]
     runtimes: Capped[Runtime]
+    runs: Capped[OpsRun]
+
+
+def watched_project(caller: Caller, project: str) -> str:
+    """The project an operator's view is of (named in the request or with ``x-kxm-project``).
+
+    Raises:
+        PermissionDenied: (CREDENTIAL_KIND_DENIED) the caller is not an operator.
+        InvalidArgument: (PROTOCOL_ERROR) ``project`` is malformed, missing when the call names
+            none, or another than the call names.
+    """
+    if caller.operator is None:
+        raise PermissionDenied("the ops view is an operator's", reason=Reason.CREDENTIAL_KIND_DENIED)
+    return operator_project(caller, project)
+
+
+def resume_version(after_version: str) -> str:
+    """The version a watch resumes after (empty: none); opaque, only compared.
+
+    Raises:
+        InvalidArgument: (PROTOCOL_ERROR) it is longer than ``MAX_VERSION_LENGTH`` characters.
+    """
+    if len(after_version) > MAX_VERSION_LENGTH:
+        raise invalid_field(
+            "after_version", f"must be at most {MAX_VERSION_LENGTH} characters (a version WatchOps sent)"
+        )
+    return after_version
 
 
 async def snapshot(store: Store, caller: Caller, project: str, *, now: int, stale_after: int) -> OpsSnapshot:
@@ -57,24 +101,78 @@ async def snapshot(store: Store, caller: Caller, project: str, *, now: int, stal
             none, or another than the call names.
         NotFound: (PROJECT_NOT_FOUND) no such project.
     """
-    if caller.operator is None:
-        raise PermissionDenied("the ops snapshot is an operator's", reason=Reason.CREDENTIAL_KIND_DENIED)
-    name = operator_project(caller, project)
+    return await read_snapshot(store, watched_project(caller, project), now=now, stale_after=stale_after)
+
+
+async def read_snapshot(store: Store, project: str, *, now: int, stale_after: int) -> OpsSnapshot:
+    """``snapshot`` of a project whose caller was checked already (``watched_project``).
+
+    Raises:
+        NotFound: (PROJECT_NOT_FOUND) no such project.
+    """
 
     def read(tx: Tx) -> OpsSnapshot:
-        require_project(tx, name)
+        require_project(tx, project)
         # Online on the hub's clock: seen within the presence window (Agent.presence).
-        agents = tx.agents.list_by_presence(name, now - stale_after, MAX_AGENTS)
+        agents = tx.agents.list_by_presence(project, now - stale_after, MAX_AGENTS)
         return OpsSnapshot(
-            project=name,
+            project=project,
             snapshot_time=now,
-            agents=Capped(agents, tx.agents.count(name)),
-            open_messages=Capped(tx.messages.list_open_in(name, MAX_OPEN_MESSAGES), tx.messages.count_open_in(name)),
-            leases=Capped(
-                tx.leases.list_page(name, None, MAX_LEASES, now=now, include_lapsed=False),
-                tx.leases.count_live(name, now=now),
+            agents=Capped(agents, tx.agents.count(project)),
+            open_messages=Capped(
+                tx.messages.list_open_in(project, MAX_OPEN_MESSAGES), tx.messages.count_open_in(project)
             ),
-            runtimes=Capped(tx.runtimes.list_page(name, None, MAX_RUNTIMES), tx.runtimes.count(name)),
+            leases=Capped(
+                tx.leases.list_page(project, None, MAX_LEASES, now=now, include_lapsed=False),
+                tx.leases.count_live(project, now=now),
+            ),
+            runtimes=Capped(tx.runtimes.list_page(project, None, MAX_RUNTIMES), tx.runtimes.count(project)),
+            runs=Capped(_newest_runs(tx, project), tx.workflows.count_runs(project) + tx.step_runs.count_runs(project)),
         )
 
     return await store.read(read)
+
+
+def _newest_runs(tx: Tx, project: str) -> list[OpsRun]:
+    """The project's ``MAX_RUNS`` newest runs of either kind, newest first by (create time, id)."""
+    runs = [
+        OpsRun(run.id, run.definition_id, run.status.value, run.current_stage or "", run.create_time, run.update_time)
+        for run in tx.workflows.list_runs(project=project, limit=MAX_RUNS)
+    ]
+    runs += [
+        OpsRun(run.id, run.definition_id, run.status.value, "", run.create_time, run.update_time)
+        for run in tx.step_runs.list_runs(project=project, limit=MAX_RUNS)
+    ]
+    runs.sort(key=lambda run: (run.create_time, run.id), reverse=True)
+    return runs[:MAX_RUNS]
+
+
+def next_lapse(seen: OpsSnapshot, stale_after: int) -> int | None:
+    """The first hub-clock time after the snapshot at which what it shows changes with no write: an
+    agent's or a runtime's presence window ending, a lease lapsing (None: nothing shown lapses).
+
+    Only what the snapshot lists is looked at: a lease past the cap lapsing changes the count alone,
+    which a watcher's periodic re-read catches.
+    """
+    now = seen.snapshot_time
+    times = [
+        *(agent.presence_expire_time(stale_after) for agent in seen.agents.items if agent.online),
+        *(lease.expire_time for lease in seen.leases.items),
+        *(runtime.presence_expire_time(stale_after) or 0 for runtime in seen.runtimes.items),
+    ]
+    later = [time for time in times if time > now]
+    return min(later) if later else None
+
+
+async def check_operator(store: Store, caller: Caller) -> None:
+    """Check that a named operator's long-lived call may go on (the admin token cannot be revoked).
+
+    Raises:
+        Unauthenticated: (INVALID_AUTH) the operator was revoked since the call was admitted.
+    """
+    name = caller.operator_name
+    if caller.kind is not CredentialKind.OPERATOR or name is None:
+        return
+    operator = await store.read(lambda tx: tx.operators.get(name))
+    if operator is None or not operator.active:
+        raise Unauthenticated("the operator was revoked", reason=Reason.INVALID_AUTH)

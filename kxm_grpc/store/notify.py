@@ -26,7 +26,19 @@ Change = tuple[str, object | None]
 Watcher = Callable[[object | None], None]
 """Called with the hint of each change of the topic it watches (None: no hint), inside ``publish``."""
 
+ProjectChanged = Callable[[str], None]
+"""Told the project whose agents, messages, leases, runtimes or workflow runs a write changed."""
+
 log = structlog.get_logger("kxm.notify")
+
+
+def project_topic(project: str) -> str:
+    """The topic of a project's operational state: its agents, messages, leases, runtimes and
+    workflow runs. Each store table notifies it on every write that changes one of them (not on
+    purges of what already ended), so a watcher of the project's state (the ops watch) never
+    misses a change, whichever service made it."""
+    return f"project:{project}"
+
 
 _TIMED_OUT = object()
 

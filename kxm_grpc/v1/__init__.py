@@ -218,6 +218,9 @@ from kxm_grpc._gen.kxm.v1.ops_service_pb2 import (
     GetOpsSnapshotRequest,
     GetOpsSnapshotResponse,
     OpsMessage,
+    OpsRun,
+    WatchOpsRequest,
+    WatchOpsResponse,
 )
 from kxm_grpc._gen.kxm.v1.options_pb2 import (
     FieldLimits,
@@ -2070,6 +2073,7 @@ __all__ = [
     "OpenChannelResponse",
     "Operator",
     "OpsMessage",
+    "OpsRun",
     "PeerEvidence",
     "PeerEvidenceList",
     "Presence",
@@ -2195,6 +2199,8 @@ __all__ = [
     "WaitMessageResponse",
     "WaitRequest",
     "WaitResponse",
+    "WatchOpsRequest",
+    "WatchOpsResponse",
     "WorkerIdentity",
     "WorkerResult",
     "WorkflowDefinition",

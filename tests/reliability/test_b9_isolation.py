@@ -966,6 +966,18 @@ CASES: dict[str, RpcCase] = {
             ),
         )
     ),
+    "/kxm.v1.OpsService/WatchOps": RpcCase(
+        (
+            Probe("(no ids)", lambda w, c: OPS.WatchOpsRequest(), SCOPED),
+            Probe(
+                "`project`",
+                lambda w, c: OPS.WatchOpsRequest(project=w.project),
+                "INVALID_ARGUMENT",
+                Reason.PROTOCOL_ERROR,
+                note="an operator naming a project watches that project only",
+            ),
+        )
+    ),
     "/kxm.v1.AgentService/RegisterAgent": RpcCase(
         (
             Probe(

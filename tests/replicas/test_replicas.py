@@ -67,6 +67,34 @@ async def test_a_message_sent_on_one_replica_reaches_a_stream_and_a_wait_on_anot
         await bob.close()
 
 
+async def test_an_ops_watch_on_one_replica_shows_the_changes_made_on_another(cluster: Cluster) -> None:
+    """An operator watching through replica 1 sees an agent register and a message sent through replica 2,
+    woken by the other replica's notification (well before the watch's 5 s re-read)."""
+    one, two = cluster.start(2)
+    token = await project_token(one.address)
+    admin = HubClient(one.address, token=ADMIN_TOKEN)
+    watch = admin.ops.watch(project="alpha")
+    alice = await agent(two.address, token, "alice")
+    try:
+        await asyncio.wait_for(anext(watch), 10)
+        bob = await agent(two.address, token, "bob")
+        await bob.messages.send("alice", "ping")
+        started = time.monotonic()
+
+        async def shown() -> float:
+            async for update in watch:
+                if update.snapshot.open_message_total == 1 and update.snapshot.agent_total == 2:
+                    return time.monotonic() - started
+            raise AssertionError("the watch ended")
+
+        assert await asyncio.wait_for(shown(), 10) < 4
+        await bob.close()
+    finally:
+        await watch.aclose()
+        await alice.close()
+        await admin.close()
+
+
 async def test_leases_are_fenced_across_three_replicas(cluster: Cluster) -> None:
     """8 agents over 3 replicas contend for 2 names: never two holders at once, and each name's fencing
     tokens strictly increase in the order the grants were made."""

@@ -6900,6 +6900,939 @@ pub mod lease_service_client {
         }
     }
 }
+/// StepAssignment is one assignment of a step run's current attempt.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct StepAssignment {
+    /// `asg_` + 32 hex: what CompleteAssignment names.
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    /// The step.
+    #[prost(string, tag = "2")]
+    pub step_id: ::prost::alloc::string::String,
+    /// The step's attempt, from 1.
+    #[prost(int32, tag = "3")]
+    pub step_attempt: i32,
+    /// Its place in the attempt, from 0 (a reassignment takes the superseded one's place).
+    #[prost(int32, tag = "4")]
+    pub index: i32,
+    /// The assignee's name as the plan names it.
+    #[prost(string, tag = "5")]
+    pub agent_name: ::prost::alloc::string::String,
+    /// The assignee's agent id.
+    #[prost(string, tag = "6")]
+    pub agent_id: ::prost::alloc::string::String,
+    /// `worker`, `reviewer` or `gate`.
+    #[prost(string, tag = "7")]
+    pub role: ::prost::alloc::string::String,
+    /// Where it stands.
+    #[prost(enumeration = "AssignmentState", tag = "8")]
+    pub state: i32,
+    /// When it was dispatched.
+    #[prost(message, optional, tag = "9")]
+    pub create_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// When it expires (unset: no deadline).
+    #[prost(message, optional, tag = "10")]
+    pub expire_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// When it ended.
+    #[prost(message, optional, tag = "11")]
+    pub end_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// Why it ended (`completed`, `deadline`, `assignee_offline`, `join_decided`, `run_ended`, `uncertain:<why>`).
+    #[prost(string, tag = "12")]
+    pub end_reason: ::prost::alloc::string::String,
+    /// The outcome its result stands for, as the hub derived it.
+    #[prost(string, tag = "13")]
+    pub outcome: ::prost::alloc::string::String,
+    /// Whether its result passed.
+    #[prost(bool, tag = "14")]
+    pub passed: bool,
+    /// `sha256:` of the envelope it returned (the evidence reference).
+    #[prost(string, tag = "15")]
+    pub content_hash: ::prost::alloc::string::String,
+    /// The cost its result reported, in US dollars (unset: unmetered).
+    #[prost(double, optional, tag = "16")]
+    pub cost_usd: ::core::option::Option<f64>,
+}
+/// StepRunState is the hub-driven part of a step run (`kxm.run-state.v1`).
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct StepRunState {
+    /// The current step (empty once the run ended).
+    #[prost(string, tag = "1")]
+    pub current_step_id: ::prost::alloc::string::String,
+    /// The current step's attempt, from 1.
+    #[prost(int32, tag = "2")]
+    pub step_attempt: i32,
+    /// What the current step waits for.
+    #[prost(enumeration = "StepPhase", tag = "3")]
+    pub phase: i32,
+    /// The current attempt's assignments, in birth order.
+    #[prost(message, repeated, tag = "4")]
+    pub assignments: ::prost::alloc::vec::Vec<StepAssignment>,
+    /// Attempts started per step.
+    #[prost(map = "string, int32", tag = "5")]
+    pub attempts: ::std::collections::HashMap<::prost::alloc::string::String, i32>,
+    /// Transitions taken per `<step>/<outcome>` edge.
+    #[prost(map = "string, int32", tag = "6")]
+    pub edge_uses: ::std::collections::HashMap<::prost::alloc::string::String, i32>,
+    /// Transitions taken in all.
+    #[prost(int32, tag = "7")]
+    pub transitions: i32,
+    /// The run's transition budget (`limits.maxTransitions`, else the number of steps).
+    #[prost(int32, tag = "8")]
+    pub transition_budget: i32,
+    /// Model cost so far, in US dollars, summed from the results' telemetry.
+    #[prost(double, tag = "9")]
+    pub cost_usd: f64,
+    /// Results that reported no cost.
+    #[prost(int32, tag = "10")]
+    pub unmetered_results: i32,
+    /// The plan hash captured at the `planHash` step (gate 3), once captured.
+    #[prost(string, tag = "11")]
+    pub plan_value: ::prost::alloc::string::String,
+    /// The commit the latest writing step reported.
+    #[prost(string, tag = "12")]
+    pub head_commit: ::prost::alloc::string::String,
+    /// The assignment whose uncertain gate blocked the run.
+    #[prost(string, tag = "13")]
+    pub blocked_assignment_id: ::prost::alloc::string::String,
+    /// The last step outcome.
+    #[prost(string, tag = "14")]
+    pub last_outcome: ::prost::alloc::string::String,
+    /// The last event's sequence number.
+    #[prost(int64, tag = "15")]
+    pub sequence: i64,
+    /// The latest terminal receipt of each step that returned one, in the plan's step order.
+    #[prost(message, repeated, tag = "16")]
+    pub receipts: ::prost::alloc::vec::Vec<TerminalReceipt>,
+    /// The project's memory revision when the run was created (`ctxrev_` and a SHA-256, as ListMemory
+    /// answers; empty: the project's memory was never synced then). Its assignments' packets carry the
+    /// gap `memory_revision_drift` once the project's memory is at another revision (spec §5.14).
+    #[prost(string, tag = "17")]
+    pub memory_revision: ::prost::alloc::string::String,
+    /// What the last step the run moved on from handed to the step it entered (unset before the run's
+    /// first transition, and in ListWorkflowRuns' rows: GetWorkflowRun answers it).
+    #[prost(message, optional, tag = "18")]
+    pub handoff: ::core::option::Option<HandoffManifest>,
+    /// The skill candidate the run was started for (`inputs.skill_id`; empty: none).
+    #[prost(string, tag = "19")]
+    pub skill_id: ::prost::alloc::string::String,
+}
+/// HandoffManifest is what a step handed to the next one when the run moved on
+/// (`kxm.handoff-manifest.v1`, spec §5.13): the outcome it settled on and each result its members
+/// returned, counted or not (not those of members that expired or were superseded); after a step
+/// whose members did no work (a gate, an approval, a wait), also the results handed to that step.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct HandoffManifest {
+    /// `hnd_` and 16 hex digits, derived from the run, the step and attempt it comes from, and the
+    /// step it goes to: the same handoff has the same id.
+    #[prost(string, tag = "1")]
+    pub handoff_id: ::prost::alloc::string::String,
+    /// The step the run moved on from.
+    #[prost(string, tag = "2")]
+    pub from_step_id: ::prost::alloc::string::String,
+    /// That step's attempt (from 1).
+    #[prost(int32, tag = "3")]
+    pub from_step_attempt: i32,
+    /// The outcome it settled on (the transition taken).
+    #[prost(string, tag = "4")]
+    pub outcome: ::prost::alloc::string::String,
+    /// The step the run entered.
+    #[prost(string, tag = "5")]
+    pub to_step_id: ::prost::alloc::string::String,
+    /// The run's head commit when it moved on: the base of the next step's work (empty: none).
+    #[prost(string, tag = "6")]
+    pub base_commit: ::prost::alloc::string::String,
+    /// The results, oldest first (at most 64, the latest).
+    #[prost(message, repeated, tag = "7")]
+    pub producers: ::prost::alloc::vec::Vec<HandoffProducer>,
+    /// When the run moved on.
+    #[prost(message, optional, tag = "8")]
+    pub create_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// Set in an assignment's packet: `request_review` (the assignment reviews), `dispatch_fix` (its
+    /// step runs again: the producers say what to fix), or `dispatch`. Empty in a run's state.
+    #[prost(string, tag = "9")]
+    pub intent: ::prost::alloc::string::String,
+}
+/// HandoffProducer is one member's result as a handoff carries it.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct HandoffProducer {
+    /// Its assignment.
+    #[prost(string, tag = "1")]
+    pub assignment_id: ::prost::alloc::string::String,
+    /// The agent's name as the plan names it.
+    #[prost(string, tag = "2")]
+    pub agent_name: ::prost::alloc::string::String,
+    /// `worker`, `reviewer` or `gate`.
+    #[prost(string, tag = "3")]
+    pub role: ::prost::alloc::string::String,
+    /// The outcome the hub derived from its result.
+    #[prost(string, tag = "4")]
+    pub outcome: ::prost::alloc::string::String,
+    /// Whether its result passed (a gate's verdict, a PASS review without blockers).
+    #[prost(bool, tag = "5")]
+    pub passed: bool,
+    /// Whether the join counted it toward the step's outcome.
+    #[prost(bool, tag = "6")]
+    pub counted: bool,
+    /// `counted`, or why not (for example `same provider as <agent>`).
+    #[prost(string, tag = "7")]
+    pub why: ::prost::alloc::string::String,
+    /// Its summary, as returned (at most 4,000 characters), redacted.
+    #[prost(string, tag = "8")]
+    pub summary: ::prost::alloc::string::String,
+    /// The blockers a review reported.
+    #[prost(int32, tag = "9")]
+    pub blockers: i32,
+    /// Artifact name to SHA-256 hex, as reported.
+    #[prost(map = "string, string", tag = "10")]
+    pub artifacts: ::std::collections::HashMap<
+        ::prost::alloc::string::String,
+        ::prost::alloc::string::String,
+    >,
+    /// The commit its work is on (full hex; empty: none).
+    #[prost(string, tag = "11")]
+    pub commit: ::prost::alloc::string::String,
+    /// `sha256:` of the envelope it returned: the evidence reference.
+    #[prost(string, tag = "12")]
+    pub content_hash: ::prost::alloc::string::String,
+    /// The step it worked on: the handoff's own step, or one before it (a gate, an approval or a wait
+    /// step passes on the work handed to it).
+    #[prost(string, tag = "13")]
+    pub step_id: ::prost::alloc::string::String,
+    /// That step's attempt.
+    #[prost(int32, tag = "14")]
+    pub step_attempt: i32,
+}
+/// WorkflowRunEvent is one entry of a step run's log (`kxm.run-event.v1`).
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct WorkflowRunEvent {
+    /// 1, 2, … per run, contiguous.
+    #[prost(int64, tag = "1")]
+    pub sequence: i64,
+    /// `run.created`, `step.entered`, `assignment.created`, `assignment.completed`, `step.outcome`, `step.transitioned`, `run.ended`, …
+    #[prost(string, tag = "2")]
+    pub r#type: ::prost::alloc::string::String,
+    /// What the event records (a `step.outcome` names every producer, whether it counted, and why not).
+    #[prost(message, optional, tag = "3")]
+    pub payload: ::core::option::Option<::prost_types::Struct>,
+    /// When it was recorded.
+    #[prost(message, optional, tag = "4")]
+    pub time: ::core::option::Option<::prost_types::Timestamp>,
+}
+/// StepRunInputs is what a step run starts with; every assignment carries it.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct StepRunInputs {
+    /// The repository (a URL or a path the workers can clone).
+    #[prost(string, tag = "1")]
+    pub repository: ::prost::alloc::string::String,
+    /// The commit the first step starts from (full hex).
+    #[prost(string, tag = "2")]
+    pub base_commit: ::prost::alloc::string::String,
+    /// Files the work depends on, pinned by hash.
+    #[prost(message, repeated, tag = "3")]
+    pub files: ::prost::alloc::vec::Vec<StepInputFile>,
+    /// Loop C's incident: a `kxm.diagnostic-handoff.v1` envelope as JSON.
+    #[prost(message, optional, tag = "4")]
+    pub diagnostic_handoff: ::core::option::Option<::prost_types::Struct>,
+    /// Notes for the first step's assignee.
+    #[prost(string, tag = "5")]
+    pub notes: ::prost::alloc::string::String,
+    /// A skill candidate of the run's project the run evaluates (empty: none). Each gate of the plan that
+    /// declares `evaluates` records its verdict as an evaluation of that kind of this skill, by
+    /// `gate:<gate id>@<run id>`, when the gate completes (an uncertain gate records nothing; a skill that is no
+    /// longer a candidate by then records nothing and the run's log says why). The plan must have such a gate.
+    #[prost(string, tag = "6")]
+    pub skill_id: ::prost::alloc::string::String,
+}
+/// StepInputFile is a file a step run depends on.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct StepInputFile {
+    /// What the file is (for example `spec`, `log`).
+    #[prost(string, tag = "1")]
+    pub r#type: ::prost::alloc::string::String,
+    /// The file path.
+    #[prost(string, tag = "2")]
+    pub path: ::prost::alloc::string::String,
+    /// Its SHA-256 in hex.
+    #[prost(string, tag = "3")]
+    pub sha256: ::prost::alloc::string::String,
+}
+/// StepPhase is what a step run's current step waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum StepPhase {
+    /// Unset.
+    Unspecified = 0,
+    /// Places to dispatch, or eligible agents to come online.
+    Assigning = 1,
+    /// Every place is dispatched; results are awaited.
+    Working = 2,
+    /// An approval step waits for an operator's decision (ApproveStep).
+    AwaitingApproval = 3,
+    /// A wait step waits for its signal.
+    AwaitingSignal = 4,
+}
+impl StepPhase {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "STEP_PHASE_UNSPECIFIED",
+            Self::Assigning => "STEP_PHASE_ASSIGNING",
+            Self::Working => "STEP_PHASE_WORKING",
+            Self::AwaitingApproval => "STEP_PHASE_AWAITING_APPROVAL",
+            Self::AwaitingSignal => "STEP_PHASE_AWAITING_SIGNAL",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "STEP_PHASE_UNSPECIFIED" => Some(Self::Unspecified),
+            "STEP_PHASE_ASSIGNING" => Some(Self::Assigning),
+            "STEP_PHASE_WORKING" => Some(Self::Working),
+            "STEP_PHASE_AWAITING_APPROVAL" => Some(Self::AwaitingApproval),
+            "STEP_PHASE_AWAITING_SIGNAL" => Some(Self::AwaitingSignal),
+            _ => None,
+        }
+    }
+}
+/// AssignmentState is where one assignment stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum AssignmentState {
+    /// Unset.
+    Unspecified = 0,
+    /// Dispatched; its result is awaited, its attempt token honoured.
+    Open = 1,
+    /// Its result was recorded.
+    Completed = 2,
+    /// Its deadline passed (a failed member).
+    Expired = 3,
+    /// Its agent went offline past the stale period; its place was reassigned.
+    Superseded = 4,
+    /// Cancelled by its step's join, a cancel, or the run's end.
+    Cancelled = 5,
+}
+impl AssignmentState {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "ASSIGNMENT_STATE_UNSPECIFIED",
+            Self::Open => "ASSIGNMENT_STATE_OPEN",
+            Self::Completed => "ASSIGNMENT_STATE_COMPLETED",
+            Self::Expired => "ASSIGNMENT_STATE_EXPIRED",
+            Self::Superseded => "ASSIGNMENT_STATE_SUPERSEDED",
+            Self::Cancelled => "ASSIGNMENT_STATE_CANCELLED",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "ASSIGNMENT_STATE_UNSPECIFIED" => Some(Self::Unspecified),
+            "ASSIGNMENT_STATE_OPEN" => Some(Self::Open),
+            "ASSIGNMENT_STATE_COMPLETED" => Some(Self::Completed),
+            "ASSIGNMENT_STATE_EXPIRED" => Some(Self::Expired),
+            "ASSIGNMENT_STATE_SUPERSEDED" => Some(Self::Superseded),
+            "ASSIGNMENT_STATE_CANCELLED" => Some(Self::Cancelled),
+            _ => None,
+        }
+    }
+}
+/// WorkflowDefinition is a registered definition: the hub's summary of it, and its normalised document.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct WorkflowDefinition {
+    /// The definition id (at most 64 characters): the webhook route `/v1/webhooks/{id}`.
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    /// The project its runs belong to.
+    #[prost(string, tag = "2")]
+    pub project: ::prost::alloc::string::String,
+    /// `generic`, `github` or `jira`: which signature forms a start may use.
+    #[prost(string, tag = "3")]
+    pub source: ::prost::alloc::string::String,
+    /// The coordinator agent's name or id, as declared.
+    #[prost(string, tag = "4")]
+    pub target: ::prost::alloc::string::String,
+    /// What runs pin. A stage workflow: sha256 hex of the canonical normalised definition without its secrets.
+    /// A step workflow: its plan hash (`sha256:` and the hex SHA-256 of the compiled plan's canonical JSON).
+    #[prost(string, tag = "5")]
+    pub hash: ::prost::alloc::string::String,
+    /// The stage ids, in order (stage workflows).
+    #[prost(string, repeated, tag = "6")]
+    pub stage_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// Whether signed signals are accepted (a signal secret is declared).
+    #[prost(bool, tag = "7")]
+    pub accepts_signals: bool,
+    /// The normalised definition as JSON: a stage workflow's in the original's camelCase shape, literal
+    /// secrets read `***`; a step workflow's source as registered (canonical JSON, keys sorted).
+    #[prost(string, tag = "8")]
+    pub document: ::prost::alloc::string::String,
+    /// When it was first registered.
+    #[prost(message, optional, tag = "9")]
+    pub register_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// When it was last registered.
+    #[prost(message, optional, tag = "10")]
+    pub update_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// Who registered it last (an operator's name, `admin`, or `--workflows`).
+    #[prost(string, tag = "11")]
+    pub registered_by: ::prost::alloc::string::String,
+    /// Stage or step workflow.
+    #[prost(enumeration = "WorkflowKind", tag = "12")]
+    pub kind: i32,
+    /// The step ids, in order, the first the entry (step workflows).
+    #[prost(string, repeated, tag = "13")]
+    pub step_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// The compiled plan (`kxm.compiled-workflow.v1` JSON) whose hash is `hash` (step workflows): every gate it runs
+    /// is embedded with its hash, so a registry replaced later never changes it; registering again re-pins the gates.
+    #[prost(string, tag = "14")]
+    pub plan: ::prost::alloc::string::String,
+    /// The hash of the project's gate registry the plan pinned its registry gates from (step workflows naming one).
+    #[prost(string, tag = "15")]
+    pub gate_registry_hash: ::prost::alloc::string::String,
+}
+/// GateRegistry is a project's gate registry (`kxm.gate-registry.v1`): the gates its step workflows name.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GateRegistry {
+    /// The project.
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// The registry hash step plans pin: `sha256:` and the hex SHA-256 of the canonical JSON of the normalised
+    /// registry, each gate with its `id` (workflow-context §6.1).
+    #[prost(string, tag = "2")]
+    pub hash: ::prost::alloc::string::String,
+    /// The normalised registry as JSON, loadable as registered (canonical: keys sorted; a gate of one `argv` reads
+    /// as one check named after the gate).
+    #[prost(string, tag = "3")]
+    pub document: ::prost::alloc::string::String,
+    /// The gate ids, sorted.
+    #[prost(string, repeated, tag = "4")]
+    pub gate_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// When it was last registered.
+    #[prost(message, optional, tag = "5")]
+    pub update_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// Who registered it last (an operator's name, `admin`, or `--workflows`).
+    #[prost(string, tag = "6")]
+    pub registered_by: ::prost::alloc::string::String,
+}
+/// WorkflowWait is what a waiting run waits for.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct WorkflowWait {
+    /// The waiting stage.
+    #[prost(string, tag = "1")]
+    pub stage_id: ::prost::alloc::string::String,
+    /// The signal key awaited; `audit_escalation` for an escalation (only an operator's ruling resolves it).
+    #[prost(string, tag = "2")]
+    pub signal_key: ::prost::alloc::string::String,
+    /// The coordinator's summary of what it waits for.
+    #[prost(string, tag = "3")]
+    pub summary: ::prost::alloc::string::String,
+    /// When the wait began.
+    #[prost(message, optional, tag = "4")]
+    pub create_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// When the wait expires and fails the run.
+    #[prost(message, optional, tag = "5")]
+    pub expire_time: ::core::option::Option<::prost_types::Timestamp>,
+}
+/// EvidenceValues is the distinct values a stage accumulated under one evidence key.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct EvidenceValues {
+    /// In the order first presented.
+    #[prost(string, repeated, tag = "1")]
+    pub values: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+}
+/// PeerEvidence is a verified peer reply (documented as `kxm.verified-peer-evidence.v1`): metadata and hashes, never bodies.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct PeerEvidence {
+    /// The cited message.
+    #[prost(string, tag = "1")]
+    pub message_id: ::prost::alloc::string::String,
+    /// The agent that replied.
+    #[prost(string, tag = "2")]
+    pub producer_agent_id: ::prost::alloc::string::String,
+    /// Its name when verified.
+    #[prost(string, tag = "3")]
+    pub producer_name: ::prost::alloc::string::String,
+    /// The canonical requirement key it counts for.
+    #[prost(string, tag = "4")]
+    pub requirement_key: ::prost::alloc::string::String,
+    /// The hub's count of entries into the stage the reply belongs to.
+    #[prost(int32, tag = "5")]
+    pub visit: i32,
+    /// The attempt within that visit.
+    #[prost(int32, tag = "6")]
+    pub attempt: i32,
+    /// sha256 hex of the request's content.
+    #[prost(string, tag = "7")]
+    pub request_sha256: ::prost::alloc::string::String,
+    /// sha256 hex of the reply's content.
+    #[prost(string, tag = "8")]
+    pub reply_sha256: ::prost::alloc::string::String,
+    /// When the request was sent.
+    #[prost(message, optional, tag = "9")]
+    pub create_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// When the producer acknowledged it, if it did before replying.
+    #[prost(message, optional, tag = "10")]
+    pub deliver_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// When the producer replied.
+    #[prost(message, optional, tag = "11")]
+    pub reply_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// When the hub verified the citation.
+    #[prost(message, optional, tag = "12")]
+    pub verify_time: ::core::option::Option<::prost_types::Timestamp>,
+}
+/// PeerEvidenceList is the verified replies counted for one requirement.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct PeerEvidenceList {
+    /// De-duplicated by message id.
+    #[prost(message, repeated, tag = "1")]
+    pub evidence: ::prost::alloc::vec::Vec<PeerEvidence>,
+}
+/// QuorumStatus is how one peer requirement stands at the stage's active attempt.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct QuorumStatus {
+    /// The canonical requirement key.
+    #[prost(string, tag = "1")]
+    pub requirement_key: ::prost::alloc::string::String,
+    /// Distinct eligible producers counted (with `distinctBy`: the largest set pairwise distinct in each dimension).
+    #[prost(int32, tag = "2")]
+    pub counted: i32,
+    /// The minimum that applies (the approved one when an operator approved a degradation for this attempt).
+    #[prost(int32, tag = "3")]
+    pub required: i32,
+    /// counted >= required.
+    #[prost(bool, tag = "4")]
+    pub met: bool,
+    /// Met only thanks to an approved degradation.
+    #[prost(bool, tag = "5")]
+    pub degraded: bool,
+}
+/// WorkflowEscalation is a stage's audit escalation and, once ruled, the operator's ruling.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct WorkflowEscalation {
+    /// Why it was escalated.
+    #[prost(string, tag = "1")]
+    pub reason: ::prost::alloc::string::String,
+    /// When.
+    #[prost(message, optional, tag = "2")]
+    pub escalate_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// `hub` (the stage reached its autoResumeLimit) or the coordinator's agent id.
+    #[prost(string, tag = "3")]
+    pub escalated_by: ::prost::alloc::string::String,
+    /// The operator's ruling, once given.
+    #[prost(string, tag = "4")]
+    pub ruling: ::prost::alloc::string::String,
+    /// The status the ruling applied to the stage.
+    #[prost(enumeration = "CheckpointStatus", tag = "5")]
+    pub ruling_status: i32,
+    /// The operator who ruled.
+    #[prost(string, tag = "6")]
+    pub ruled_by: ::prost::alloc::string::String,
+    /// When.
+    #[prost(message, optional, tag = "7")]
+    pub rule_time: ::core::option::Option<::prost_types::Timestamp>,
+}
+/// WorkflowStage is one stage of a run.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct WorkflowStage {
+    /// The stage id.
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    /// Its label.
+    #[prost(string, tag = "2")]
+    pub label: ::prost::alloc::string::String,
+    /// Where it stands.
+    #[prost(enumeration = "WorkflowStageStatus", tag = "3")]
+    pub status: i32,
+    /// Checkpoints consumed since the stage was last reset by a transition into it.
+    #[prost(int32, tag = "4")]
+    pub attempts: i32,
+    /// attempts + 1: the attempt a workflow context must name now (1 to 20).
+    #[prost(int32, tag = "5")]
+    pub active_attempt: i32,
+    /// The hub's count of entries into the stage.
+    #[prost(int32, tag = "6")]
+    pub visit: i32,
+    /// The last checkpoint's summary.
+    #[prost(string, tag = "7")]
+    pub summary: ::prost::alloc::string::String,
+    /// The required evidence keys, canonical, in declaration order.
+    #[prost(string, repeated, tag = "8")]
+    pub required_evidence: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// Evidence kept by passing checkpoints and waits, by canonical key.
+    #[prost(map = "string, message", tag = "9")]
+    pub evidence: ::std::collections::HashMap<
+        ::prost::alloc::string::String,
+        EvidenceValues,
+    >,
+    /// Verified peer replies kept, by canonical requirement key.
+    #[prost(map = "string, message", tag = "10")]
+    pub peer_evidence: ::std::collections::HashMap<
+        ::prost::alloc::string::String,
+        PeerEvidenceList,
+    >,
+    /// Each peer requirement's quorum at the active attempt.
+    #[prost(message, repeated, tag = "11")]
+    pub quorum: ::prost::alloc::vec::Vec<QuorumStatus>,
+    /// Requirements that passed on an approved degraded quorum.
+    #[prost(string, repeated, tag = "12")]
+    pub degraded_requirements: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// When the current visit began.
+    #[prost(message, optional, tag = "13")]
+    pub start_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// When it ended (passed, or ended the run).
+    #[prost(message, optional, tag = "14")]
+    pub complete_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// The audit escalation, if any.
+    #[prost(message, optional, tag = "15")]
+    pub escalation: ::core::option::Option<WorkflowEscalation>,
+}
+/// WorkflowTransition is a declared transition a run took (default forward and retry edges are not recorded).
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct WorkflowTransition {
+    /// `trans_` + 32 hex.
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    /// The stage it left.
+    #[prost(string, tag = "2")]
+    pub from_stage_id: ::prost::alloc::string::String,
+    /// The stage it entered, or `$terminal`.
+    #[prost(string, tag = "3")]
+    pub to_stage_id: ::prost::alloc::string::String,
+    /// The outcome that chose the edge.
+    #[prost(string, tag = "4")]
+    pub outcome: ::prost::alloc::string::String,
+    /// The attempts the source stage had consumed.
+    #[prost(int32, tag = "5")]
+    pub attempt: i32,
+    /// The first 32 evidence keys the checkpoint carried.
+    #[prost(string, repeated, tag = "6")]
+    pub evidence_keys: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// When.
+    #[prost(message, optional, tag = "7")]
+    pub time: ::core::option::Option<::prost_types::Timestamp>,
+}
+/// EvidenceHash is a captured plan hash or reproduction oracle.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct EvidenceHash {
+    /// The stage whose passing evidence was hashed.
+    #[prost(string, tag = "1")]
+    pub stage_id: ::prost::alloc::string::String,
+    /// The canonical evidence key.
+    #[prost(string, tag = "2")]
+    pub evidence_key: ::prost::alloc::string::String,
+    /// sha256 hex of the values as a canonical JSON array, sorted by UTF-16 code unit.
+    #[prost(string, tag = "3")]
+    pub sha256: ::prost::alloc::string::String,
+    /// When it was captured.
+    #[prost(message, optional, tag = "4")]
+    pub capture_time: ::core::option::Option<::prost_types::Timestamp>,
+}
+/// DegradationApproval is an operator's approval of a smaller quorum for one requirement at one attempt.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct DegradationApproval {
+    /// `approval_` + 32 hex.
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    /// The stage.
+    #[prost(string, tag = "2")]
+    pub stage_id: ::prost::alloc::string::String,
+    /// The canonical requirement key.
+    #[prost(string, tag = "3")]
+    pub requirement_key: ::prost::alloc::string::String,
+    /// The stage visit it applies to.
+    #[prost(int32, tag = "4")]
+    pub visit: i32,
+    /// The attempt within that visit.
+    #[prost(int32, tag = "5")]
+    pub attempt: i32,
+    /// The policy's minimum.
+    #[prost(int32, tag = "6")]
+    pub policy_min_producers: i32,
+    /// The minimum approved instead.
+    #[prost(int32, tag = "7")]
+    pub approved_min_producers: i32,
+    /// The operator who approved it.
+    #[prost(string, tag = "8")]
+    pub approved_by: ::prost::alloc::string::String,
+    /// Why.
+    #[prost(string, tag = "9")]
+    pub reason: ::prost::alloc::string::String,
+    /// When.
+    #[prost(message, optional, tag = "10")]
+    pub approve_time: ::core::option::Option<::prost_types::Timestamp>,
+}
+/// WorkflowRun is a durable run of a workflow definition.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct WorkflowRun {
+    /// `run_` + 32 hex.
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    /// The definition it runs.
+    #[prost(string, tag = "2")]
+    pub definition_id: ::prost::alloc::string::String,
+    /// The definition version it pinned at start.
+    #[prost(string, tag = "3")]
+    pub definition_hash: ::prost::alloc::string::String,
+    /// The project.
+    #[prost(string, tag = "4")]
+    pub project: ::prost::alloc::string::String,
+    /// The coordinator agent's id.
+    #[prost(string, tag = "5")]
+    pub coordinator_agent_id: ::prost::alloc::string::String,
+    /// The coordinator's name when the run started.
+    #[prost(string, tag = "6")]
+    pub coordinator_name: ::prost::alloc::string::String,
+    /// Where the run stands.
+    #[prost(enumeration = "WorkflowRunStatus", tag = "7")]
+    pub status: i32,
+    /// The current stage (empty once the run ended).
+    #[prost(string, tag = "8")]
+    pub current_stage_id: ::prost::alloc::string::String,
+    /// What a waiting run waits for.
+    #[prost(message, optional, tag = "9")]
+    pub wait: ::core::option::Option<WorkflowWait>,
+    /// The stages in definition order.
+    #[prost(message, repeated, tag = "10")]
+    pub stages: ::prost::alloc::vec::Vec<WorkflowStage>,
+    /// The declared transitions taken, in order.
+    #[prost(message, repeated, tag = "11")]
+    pub transitions: ::prost::alloc::vec::Vec<WorkflowTransition>,
+    /// The reproduction oracle, once captured.
+    #[prost(message, optional, tag = "12")]
+    pub repro_oracle: ::core::option::Option<EvidenceHash>,
+    /// The plan hash, once captured.
+    #[prost(message, optional, tag = "13")]
+    pub plan_hash: ::core::option::Option<EvidenceHash>,
+    /// Degradation approvals, in order.
+    #[prost(message, repeated, tag = "14")]
+    pub approvals: ::prost::alloc::vec::Vec<DegradationApproval>,
+    /// The start delivery's id.
+    #[prost(string, tag = "15")]
+    pub delivery_id: ::prost::alloc::string::String,
+    /// sha256 hex of the start payload's raw bytes.
+    #[prost(string, tag = "16")]
+    pub payload_sha256: ::prost::alloc::string::String,
+    /// The start delivery's event, if it named one.
+    #[prost(string, tag = "17")]
+    pub event: ::prost::alloc::string::String,
+    /// The latest message prompting the coordinator (the start prompt, or a resume notice).
+    #[prost(string, tag = "18")]
+    pub prompt_message_id: ::prost::alloc::string::String,
+    /// When it started.
+    #[prost(message, optional, tag = "19")]
+    pub create_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// When it last changed.
+    #[prost(message, optional, tag = "20")]
+    pub update_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// When it ended.
+    #[prost(message, optional, tag = "21")]
+    pub end_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// Why it failed or was cancelled.
+    #[prost(string, tag = "22")]
+    pub end_reason: ::prost::alloc::string::String,
+    /// Stage runs (a coordinator checkpoints stages) or step runs (the hub dispatches steps).
+    #[prost(enumeration = "WorkflowKind", tag = "23")]
+    pub kind: i32,
+    /// A step run's state: its current step, assignments and budgets (unset for a stage run, whose `stages` say it).
+    #[prost(message, optional, tag = "24")]
+    pub steps: ::core::option::Option<StepRunState>,
+}
+/// WorkflowKind says what drives a definition's runs; an id keeps its kind for as long as it is registered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum WorkflowKind {
+    /// Never sent by the hub.
+    Unspecified = 0,
+    /// A stage workflow: a coordinator agent checkpoints each stage; runs start with StartWorkflowRun or a signed start webhook.
+    Stages = 1,
+    /// A step workflow (`kxm.workflow.v1`): the hub dispatches each step itself; runs start with StartWorkflowRun (never a signed start).
+    Steps = 2,
+}
+impl WorkflowKind {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "WORKFLOW_KIND_UNSPECIFIED",
+            Self::Stages => "WORKFLOW_KIND_STAGES",
+            Self::Steps => "WORKFLOW_KIND_STEPS",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "WORKFLOW_KIND_UNSPECIFIED" => Some(Self::Unspecified),
+            "WORKFLOW_KIND_STAGES" => Some(Self::Stages),
+            "WORKFLOW_KIND_STEPS" => Some(Self::Steps),
+            _ => None,
+        }
+    }
+}
+/// WorkflowRunStatus is where a run stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum WorkflowRunStatus {
+    /// Never sent by the hub.
+    Unspecified = 0,
+    /// The coordinator works on the current stage.
+    Running = 1,
+    /// The current stage waits for a signal or, on an audit escalation, an operator's ruling.
+    Waiting = 2,
+    /// Every stage passed, or a declared transition reached `$terminal`.
+    Completed = 3,
+    /// Attempts or a transition budget ran out, a wait or the prompt expired, or the coordinator settled early.
+    Failed = 4,
+    /// An operator cancelled the run (or a step run's duration budget ran out).
+    Cancelled = 5,
+    /// A step run waits for room under its project's maxConcurrentRuns.
+    Queued = 6,
+    /// A step run's gate outcome is uncertain: an operator recovers it (RecoverStepRun).
+    Blocked = 7,
+}
+impl WorkflowRunStatus {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "WORKFLOW_RUN_STATUS_UNSPECIFIED",
+            Self::Running => "WORKFLOW_RUN_STATUS_RUNNING",
+            Self::Waiting => "WORKFLOW_RUN_STATUS_WAITING",
+            Self::Completed => "WORKFLOW_RUN_STATUS_COMPLETED",
+            Self::Failed => "WORKFLOW_RUN_STATUS_FAILED",
+            Self::Cancelled => "WORKFLOW_RUN_STATUS_CANCELLED",
+            Self::Queued => "WORKFLOW_RUN_STATUS_QUEUED",
+            Self::Blocked => "WORKFLOW_RUN_STATUS_BLOCKED",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "WORKFLOW_RUN_STATUS_UNSPECIFIED" => Some(Self::Unspecified),
+            "WORKFLOW_RUN_STATUS_RUNNING" => Some(Self::Running),
+            "WORKFLOW_RUN_STATUS_WAITING" => Some(Self::Waiting),
+            "WORKFLOW_RUN_STATUS_COMPLETED" => Some(Self::Completed),
+            "WORKFLOW_RUN_STATUS_FAILED" => Some(Self::Failed),
+            "WORKFLOW_RUN_STATUS_CANCELLED" => Some(Self::Cancelled),
+            "WORKFLOW_RUN_STATUS_QUEUED" => Some(Self::Queued),
+            "WORKFLOW_RUN_STATUS_BLOCKED" => Some(Self::Blocked),
+            _ => None,
+        }
+    }
+}
+/// WorkflowStageStatus is where one stage of a run stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum WorkflowStageStatus {
+    /// Never sent by the hub.
+    Unspecified = 0,
+    /// Not entered yet (or left by a declared transition to an earlier stage).
+    Pending = 1,
+    /// The current stage: the coordinator works on its active attempt.
+    InProgress = 2,
+    /// The current stage waits (signal or ruling).
+    Waiting = 3,
+    /// A checkpoint passed it.
+    Passed = 4,
+    /// It ended on a warning checkpoint (attempts exhausted, or a transition taken on `warning`).
+    Warning = 5,
+    /// It ended on a failed checkpoint, an exhausted budget or an expired wait.
+    Failed = 6,
+}
+impl WorkflowStageStatus {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "WORKFLOW_STAGE_STATUS_UNSPECIFIED",
+            Self::Pending => "WORKFLOW_STAGE_STATUS_PENDING",
+            Self::InProgress => "WORKFLOW_STAGE_STATUS_IN_PROGRESS",
+            Self::Waiting => "WORKFLOW_STAGE_STATUS_WAITING",
+            Self::Passed => "WORKFLOW_STAGE_STATUS_PASSED",
+            Self::Warning => "WORKFLOW_STAGE_STATUS_WARNING",
+            Self::Failed => "WORKFLOW_STAGE_STATUS_FAILED",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "WORKFLOW_STAGE_STATUS_UNSPECIFIED" => Some(Self::Unspecified),
+            "WORKFLOW_STAGE_STATUS_PENDING" => Some(Self::Pending),
+            "WORKFLOW_STAGE_STATUS_IN_PROGRESS" => Some(Self::InProgress),
+            "WORKFLOW_STAGE_STATUS_WAITING" => Some(Self::Waiting),
+            "WORKFLOW_STAGE_STATUS_PASSED" => Some(Self::Passed),
+            "WORKFLOW_STAGE_STATUS_WARNING" => Some(Self::Warning),
+            "WORKFLOW_STAGE_STATUS_FAILED" => Some(Self::Failed),
+            _ => None,
+        }
+    }
+}
+/// CheckpointStatus is what a checkpoint, a signal or a ruling reports for a stage's active attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum CheckpointStatus {
+    /// Refused (ERROR_REASON_INVALID_CHECKPOINT_STATUS).
+    Unspecified = 0,
+    /// The stage is done: every required evidence key must be satisfied.
+    Passed = 1,
+    /// The attempt needs correcting.
+    Warning = 2,
+    /// The attempt failed.
+    Failed = 3,
+}
+impl CheckpointStatus {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "CHECKPOINT_STATUS_UNSPECIFIED",
+            Self::Passed => "CHECKPOINT_STATUS_PASSED",
+            Self::Warning => "CHECKPOINT_STATUS_WARNING",
+            Self::Failed => "CHECKPOINT_STATUS_FAILED",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "CHECKPOINT_STATUS_UNSPECIFIED" => Some(Self::Unspecified),
+            "CHECKPOINT_STATUS_PASSED" => Some(Self::Passed),
+            "CHECKPOINT_STATUS_WARNING" => Some(Self::Warning),
+            "CHECKPOINT_STATUS_FAILED" => Some(Self::Failed),
+            _ => None,
+        }
+    }
+}
+/// Request message for OpsService.WatchOps.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct WatchOpsRequest {
+    /// The project; empty when the call names it with `x-kxm-project`, and then equal to it if given.
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// The version of the last snapshot received (empty: none): the first one sent differs from it.
+    #[prost(string, tag = "2")]
+    pub after_version: ::prost::alloc::string::String,
+}
+/// Response message for OpsService.WatchOps: one state of the project.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct WatchOpsResponse {
+    /// The project's snapshot, as GetOpsSnapshot returns it.
+    #[prost(message, optional, tag = "1")]
+    pub snapshot: ::core::option::Option<GetOpsSnapshotResponse>,
+    /// An opaque digest of what the snapshot shows (its time left out): equal versions, equal states.
+    #[prost(string, tag = "2")]
+    pub version: ::prost::alloc::string::String,
+}
 /// Request message for OpsService.GetOpsSnapshot.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct GetOpsSnapshotRequest {
@@ -6968,6 +7901,34 @@ pub struct GetOpsSnapshotResponse {
     /// How many runtimes it has.
     #[prost(int32, tag = "10")]
     pub runtime_total: i32,
+    /// Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+    #[prost(message, repeated, tag = "11")]
+    pub runs: ::prost::alloc::vec::Vec<OpsRun>,
+    /// How many workflow runs it has (every status).
+    #[prost(int32, tag = "12")]
+    pub run_total: i32,
+}
+/// OpsRun is a workflow run as the dashboard lists it: what it runs and where it stands, never its payload.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct OpsRun {
+    /// The run id.
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    /// The definition it runs.
+    #[prost(string, tag = "2")]
+    pub definition_id: ::prost::alloc::string::String,
+    /// Where it stands.
+    #[prost(enumeration = "WorkflowRunStatus", tag = "3")]
+    pub status: i32,
+    /// The stage a stage run is on (empty for a step run, and once a run ended).
+    #[prost(string, tag = "4")]
+    pub current_stage_id: ::prost::alloc::string::String,
+    /// When it started.
+    #[prost(message, optional, tag = "5")]
+    pub create_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// When it last changed.
+    #[prost(message, optional, tag = "6")]
+    pub update_time: ::core::option::Option<::prost_types::Timestamp>,
 }
 /// Generated client implementations.
 pub mod ops_service_client {
@@ -6981,8 +7942,8 @@ pub mod ops_service_client {
     use tonic::codegen::*;
     use tonic::codegen::http::Uri;
     /// OpsService gives operators the view of a project that an operations dashboard shows: its agents,
-    /// open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
-    /// secret.
+    /// open messages, live leases, runtimes and newest workflow runs. Metadata only: never a message's
+    /// content, a reply, a run's payload or a secret.
     #[derive(Debug, Clone)]
     pub struct OpsServiceClient<T> {
         inner: tonic::client::Grpc<T>,
@@ -7064,8 +8025,8 @@ pub mod ops_service_client {
             self
         }
         /// GetOpsSnapshot returns one project's state as one read sees it: its agents (online first, then by
-        /// name), its newest open messages, its live leases and its runtimes, each list capped and counted.
-        /// Workflow runs are listed by WorkflowService.ListWorkflowRuns.
+        /// name), its newest open messages, its live leases, its runtimes and its newest workflow runs, each
+        /// list capped and counted (WorkflowService.ListWorkflowRuns pages through every run).
         ///
         /// Errors:
         ///
@@ -7096,6 +8057,45 @@ pub mod ops_service_client {
             req.extensions_mut()
                 .insert(GrpcMethod::new("kxm.v1.OpsService", "GetOpsSnapshot"));
             self.inner.unary(req, path, codec).await
+        }
+        /// WatchOps streams one project's ops snapshot: the current one first, then a new one each time what
+        /// it shows changes (a write to the project's agents, messages, leases, runtimes or workflow runs on
+        /// any replica, or a presence window or lease lapsing on the hub's clock), at most about ten a second.
+        /// It is level-triggered: a consumer too slow for every state gets the newest, never a backlog. To
+        /// resume (after a cut, on another replica), pass the last version received as `after_version`:
+        /// nothing is sent until the state differs from it.
+        ///
+        /// The stream ends with UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN) when the hub stops, and with
+        /// UNAUTHENTICATED (ERROR_REASON_INVALID_AUTH) when the named operator watching is revoked.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED, INVALID_ARGUMENT, NOT_FOUND: as for GetOpsSnapshot.
+        /// * RESOURCE_EXHAUSTED (ERROR_REASON_STREAM_LIMIT_REACHED): the hub process serves its maximum of ops watches.
+        /// * UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN): the hub is stopping; watch again (another replica) with the last version.
+        pub async fn watch_ops(
+            &mut self,
+            request: impl tonic::IntoRequest<super::WatchOpsRequest>,
+        ) -> std::result::Result<
+            tonic::Response<tonic::codec::Streaming<super::WatchOpsResponse>>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.OpsService/WatchOps",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.OpsService", "WatchOps"));
+            self.inner.server_streaming(req, path, codec).await
         }
     }
 }
@@ -8474,919 +9474,6 @@ impl PromotionStatus {
             "PROMOTION_STATUS_APPROVED" => Some(Self::Approved),
             "PROMOTION_STATUS_REJECTED" => Some(Self::Rejected),
             "PROMOTION_STATUS_QUARANTINED" => Some(Self::Quarantined),
-            _ => None,
-        }
-    }
-}
-/// StepAssignment is one assignment of a step run's current attempt.
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct StepAssignment {
-    /// `asg_` + 32 hex: what CompleteAssignment names.
-    #[prost(string, tag = "1")]
-    pub id: ::prost::alloc::string::String,
-    /// The step.
-    #[prost(string, tag = "2")]
-    pub step_id: ::prost::alloc::string::String,
-    /// The step's attempt, from 1.
-    #[prost(int32, tag = "3")]
-    pub step_attempt: i32,
-    /// Its place in the attempt, from 0 (a reassignment takes the superseded one's place).
-    #[prost(int32, tag = "4")]
-    pub index: i32,
-    /// The assignee's name as the plan names it.
-    #[prost(string, tag = "5")]
-    pub agent_name: ::prost::alloc::string::String,
-    /// The assignee's agent id.
-    #[prost(string, tag = "6")]
-    pub agent_id: ::prost::alloc::string::String,
-    /// `worker`, `reviewer` or `gate`.
-    #[prost(string, tag = "7")]
-    pub role: ::prost::alloc::string::String,
-    /// Where it stands.
-    #[prost(enumeration = "AssignmentState", tag = "8")]
-    pub state: i32,
-    /// When it was dispatched.
-    #[prost(message, optional, tag = "9")]
-    pub create_time: ::core::option::Option<::prost_types::Timestamp>,
-    /// When it expires (unset: no deadline).
-    #[prost(message, optional, tag = "10")]
-    pub expire_time: ::core::option::Option<::prost_types::Timestamp>,
-    /// When it ended.
-    #[prost(message, optional, tag = "11")]
-    pub end_time: ::core::option::Option<::prost_types::Timestamp>,
-    /// Why it ended (`completed`, `deadline`, `assignee_offline`, `join_decided`, `run_ended`, `uncertain:<why>`).
-    #[prost(string, tag = "12")]
-    pub end_reason: ::prost::alloc::string::String,
-    /// The outcome its result stands for, as the hub derived it.
-    #[prost(string, tag = "13")]
-    pub outcome: ::prost::alloc::string::String,
-    /// Whether its result passed.
-    #[prost(bool, tag = "14")]
-    pub passed: bool,
-    /// `sha256:` of the envelope it returned (the evidence reference).
-    #[prost(string, tag = "15")]
-    pub content_hash: ::prost::alloc::string::String,
-    /// The cost its result reported, in US dollars (unset: unmetered).
-    #[prost(double, optional, tag = "16")]
-    pub cost_usd: ::core::option::Option<f64>,
-}
-/// StepRunState is the hub-driven part of a step run (`kxm.run-state.v1`).
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct StepRunState {
-    /// The current step (empty once the run ended).
-    #[prost(string, tag = "1")]
-    pub current_step_id: ::prost::alloc::string::String,
-    /// The current step's attempt, from 1.
-    #[prost(int32, tag = "2")]
-    pub step_attempt: i32,
-    /// What the current step waits for.
-    #[prost(enumeration = "StepPhase", tag = "3")]
-    pub phase: i32,
-    /// The current attempt's assignments, in birth order.
-    #[prost(message, repeated, tag = "4")]
-    pub assignments: ::prost::alloc::vec::Vec<StepAssignment>,
-    /// Attempts started per step.
-    #[prost(map = "string, int32", tag = "5")]
-    pub attempts: ::std::collections::HashMap<::prost::alloc::string::String, i32>,
-    /// Transitions taken per `<step>/<outcome>` edge.
-    #[prost(map = "string, int32", tag = "6")]
-    pub edge_uses: ::std::collections::HashMap<::prost::alloc::string::String, i32>,
-    /// Transitions taken in all.
-    #[prost(int32, tag = "7")]
-    pub transitions: i32,
-    /// The run's transition budget (`limits.maxTransitions`, else the number of steps).
-    #[prost(int32, tag = "8")]
-    pub transition_budget: i32,
-    /// Model cost so far, in US dollars, summed from the results' telemetry.
-    #[prost(double, tag = "9")]
-    pub cost_usd: f64,
-    /// Results that reported no cost.
-    #[prost(int32, tag = "10")]
-    pub unmetered_results: i32,
-    /// The plan hash captured at the `planHash` step (gate 3), once captured.
-    #[prost(string, tag = "11")]
-    pub plan_value: ::prost::alloc::string::String,
-    /// The commit the latest writing step reported.
-    #[prost(string, tag = "12")]
-    pub head_commit: ::prost::alloc::string::String,
-    /// The assignment whose uncertain gate blocked the run.
-    #[prost(string, tag = "13")]
-    pub blocked_assignment_id: ::prost::alloc::string::String,
-    /// The last step outcome.
-    #[prost(string, tag = "14")]
-    pub last_outcome: ::prost::alloc::string::String,
-    /// The last event's sequence number.
-    #[prost(int64, tag = "15")]
-    pub sequence: i64,
-    /// The latest terminal receipt of each step that returned one, in the plan's step order.
-    #[prost(message, repeated, tag = "16")]
-    pub receipts: ::prost::alloc::vec::Vec<TerminalReceipt>,
-    /// The project's memory revision when the run was created (`ctxrev_` and a SHA-256, as ListMemory
-    /// answers; empty: the project's memory was never synced then). Its assignments' packets carry the
-    /// gap `memory_revision_drift` once the project's memory is at another revision (spec §5.14).
-    #[prost(string, tag = "17")]
-    pub memory_revision: ::prost::alloc::string::String,
-    /// What the last step the run moved on from handed to the step it entered (unset before the run's
-    /// first transition, and in ListWorkflowRuns' rows: GetWorkflowRun answers it).
-    #[prost(message, optional, tag = "18")]
-    pub handoff: ::core::option::Option<HandoffManifest>,
-    /// The skill candidate the run was started for (`inputs.skill_id`; empty: none).
-    #[prost(string, tag = "19")]
-    pub skill_id: ::prost::alloc::string::String,
-}
-/// HandoffManifest is what a step handed to the next one when the run moved on
-/// (`kxm.handoff-manifest.v1`, spec §5.13): the outcome it settled on and each result its members
-/// returned, counted or not (not those of members that expired or were superseded); after a step
-/// whose members did no work (a gate, an approval, a wait), also the results handed to that step.
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct HandoffManifest {
-    /// `hnd_` and 16 hex digits, derived from the run, the step and attempt it comes from, and the
-    /// step it goes to: the same handoff has the same id.
-    #[prost(string, tag = "1")]
-    pub handoff_id: ::prost::alloc::string::String,
-    /// The step the run moved on from.
-    #[prost(string, tag = "2")]
-    pub from_step_id: ::prost::alloc::string::String,
-    /// That step's attempt (from 1).
-    #[prost(int32, tag = "3")]
-    pub from_step_attempt: i32,
-    /// The outcome it settled on (the transition taken).
-    #[prost(string, tag = "4")]
-    pub outcome: ::prost::alloc::string::String,
-    /// The step the run entered.
-    #[prost(string, tag = "5")]
-    pub to_step_id: ::prost::alloc::string::String,
-    /// The run's head commit when it moved on: the base of the next step's work (empty: none).
-    #[prost(string, tag = "6")]
-    pub base_commit: ::prost::alloc::string::String,
-    /// The results, oldest first (at most 64, the latest).
-    #[prost(message, repeated, tag = "7")]
-    pub producers: ::prost::alloc::vec::Vec<HandoffProducer>,
-    /// When the run moved on.
-    #[prost(message, optional, tag = "8")]
-    pub create_time: ::core::option::Option<::prost_types::Timestamp>,
-    /// Set in an assignment's packet: `request_review` (the assignment reviews), `dispatch_fix` (its
-    /// step runs again: the producers say what to fix), or `dispatch`. Empty in a run's state.
-    #[prost(string, tag = "9")]
-    pub intent: ::prost::alloc::string::String,
-}
-/// HandoffProducer is one member's result as a handoff carries it.
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct HandoffProducer {
-    /// Its assignment.
-    #[prost(string, tag = "1")]
-    pub assignment_id: ::prost::alloc::string::String,
-    /// The agent's name as the plan names it.
-    #[prost(string, tag = "2")]
-    pub agent_name: ::prost::alloc::string::String,
-    /// `worker`, `reviewer` or `gate`.
-    #[prost(string, tag = "3")]
-    pub role: ::prost::alloc::string::String,
-    /// The outcome the hub derived from its result.
-    #[prost(string, tag = "4")]
-    pub outcome: ::prost::alloc::string::String,
-    /// Whether its result passed (a gate's verdict, a PASS review without blockers).
-    #[prost(bool, tag = "5")]
-    pub passed: bool,
-    /// Whether the join counted it toward the step's outcome.
-    #[prost(bool, tag = "6")]
-    pub counted: bool,
-    /// `counted`, or why not (for example `same provider as <agent>`).
-    #[prost(string, tag = "7")]
-    pub why: ::prost::alloc::string::String,
-    /// Its summary, as returned (at most 4,000 characters), redacted.
-    #[prost(string, tag = "8")]
-    pub summary: ::prost::alloc::string::String,
-    /// The blockers a review reported.
-    #[prost(int32, tag = "9")]
-    pub blockers: i32,
-    /// Artifact name to SHA-256 hex, as reported.
-    #[prost(map = "string, string", tag = "10")]
-    pub artifacts: ::std::collections::HashMap<
-        ::prost::alloc::string::String,
-        ::prost::alloc::string::String,
-    >,
-    /// The commit its work is on (full hex; empty: none).
-    #[prost(string, tag = "11")]
-    pub commit: ::prost::alloc::string::String,
-    /// `sha256:` of the envelope it returned: the evidence reference.
-    #[prost(string, tag = "12")]
-    pub content_hash: ::prost::alloc::string::String,
-    /// The step it worked on: the handoff's own step, or one before it (a gate, an approval or a wait
-    /// step passes on the work handed to it).
-    #[prost(string, tag = "13")]
-    pub step_id: ::prost::alloc::string::String,
-    /// That step's attempt.
-    #[prost(int32, tag = "14")]
-    pub step_attempt: i32,
-}
-/// WorkflowRunEvent is one entry of a step run's log (`kxm.run-event.v1`).
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct WorkflowRunEvent {
-    /// 1, 2, … per run, contiguous.
-    #[prost(int64, tag = "1")]
-    pub sequence: i64,
-    /// `run.created`, `step.entered`, `assignment.created`, `assignment.completed`, `step.outcome`, `step.transitioned`, `run.ended`, …
-    #[prost(string, tag = "2")]
-    pub r#type: ::prost::alloc::string::String,
-    /// What the event records (a `step.outcome` names every producer, whether it counted, and why not).
-    #[prost(message, optional, tag = "3")]
-    pub payload: ::core::option::Option<::prost_types::Struct>,
-    /// When it was recorded.
-    #[prost(message, optional, tag = "4")]
-    pub time: ::core::option::Option<::prost_types::Timestamp>,
-}
-/// StepRunInputs is what a step run starts with; every assignment carries it.
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct StepRunInputs {
-    /// The repository (a URL or a path the workers can clone).
-    #[prost(string, tag = "1")]
-    pub repository: ::prost::alloc::string::String,
-    /// The commit the first step starts from (full hex).
-    #[prost(string, tag = "2")]
-    pub base_commit: ::prost::alloc::string::String,
-    /// Files the work depends on, pinned by hash.
-    #[prost(message, repeated, tag = "3")]
-    pub files: ::prost::alloc::vec::Vec<StepInputFile>,
-    /// Loop C's incident: a `kxm.diagnostic-handoff.v1` envelope as JSON.
-    #[prost(message, optional, tag = "4")]
-    pub diagnostic_handoff: ::core::option::Option<::prost_types::Struct>,
-    /// Notes for the first step's assignee.
-    #[prost(string, tag = "5")]
-    pub notes: ::prost::alloc::string::String,
-    /// A skill candidate of the run's project the run evaluates (empty: none). Each gate of the plan that
-    /// declares `evaluates` records its verdict as an evaluation of that kind of this skill, by
-    /// `gate:<gate id>@<run id>`, when the gate completes (an uncertain gate records nothing; a skill that is no
-    /// longer a candidate by then records nothing and the run's log says why). The plan must have such a gate.
-    #[prost(string, tag = "6")]
-    pub skill_id: ::prost::alloc::string::String,
-}
-/// StepInputFile is a file a step run depends on.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct StepInputFile {
-    /// What the file is (for example `spec`, `log`).
-    #[prost(string, tag = "1")]
-    pub r#type: ::prost::alloc::string::String,
-    /// The file path.
-    #[prost(string, tag = "2")]
-    pub path: ::prost::alloc::string::String,
-    /// Its SHA-256 in hex.
-    #[prost(string, tag = "3")]
-    pub sha256: ::prost::alloc::string::String,
-}
-/// StepPhase is what a step run's current step waits for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
-#[repr(i32)]
-pub enum StepPhase {
-    /// Unset.
-    Unspecified = 0,
-    /// Places to dispatch, or eligible agents to come online.
-    Assigning = 1,
-    /// Every place is dispatched; results are awaited.
-    Working = 2,
-    /// An approval step waits for an operator's decision (ApproveStep).
-    AwaitingApproval = 3,
-    /// A wait step waits for its signal.
-    AwaitingSignal = 4,
-}
-impl StepPhase {
-    /// String value of the enum field names used in the ProtoBuf definition.
-    ///
-    /// The values are not transformed in any way and thus are considered stable
-    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
-    pub fn as_str_name(&self) -> &'static str {
-        match self {
-            Self::Unspecified => "STEP_PHASE_UNSPECIFIED",
-            Self::Assigning => "STEP_PHASE_ASSIGNING",
-            Self::Working => "STEP_PHASE_WORKING",
-            Self::AwaitingApproval => "STEP_PHASE_AWAITING_APPROVAL",
-            Self::AwaitingSignal => "STEP_PHASE_AWAITING_SIGNAL",
-        }
-    }
-    /// Creates an enum from field names used in the ProtoBuf definition.
-    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
-        match value {
-            "STEP_PHASE_UNSPECIFIED" => Some(Self::Unspecified),
-            "STEP_PHASE_ASSIGNING" => Some(Self::Assigning),
-            "STEP_PHASE_WORKING" => Some(Self::Working),
-            "STEP_PHASE_AWAITING_APPROVAL" => Some(Self::AwaitingApproval),
-            "STEP_PHASE_AWAITING_SIGNAL" => Some(Self::AwaitingSignal),
-            _ => None,
-        }
-    }
-}
-/// AssignmentState is where one assignment stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
-#[repr(i32)]
-pub enum AssignmentState {
-    /// Unset.
-    Unspecified = 0,
-    /// Dispatched; its result is awaited, its attempt token honoured.
-    Open = 1,
-    /// Its result was recorded.
-    Completed = 2,
-    /// Its deadline passed (a failed member).
-    Expired = 3,
-    /// Its agent went offline past the stale period; its place was reassigned.
-    Superseded = 4,
-    /// Cancelled by its step's join, a cancel, or the run's end.
-    Cancelled = 5,
-}
-impl AssignmentState {
-    /// String value of the enum field names used in the ProtoBuf definition.
-    ///
-    /// The values are not transformed in any way and thus are considered stable
-    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
-    pub fn as_str_name(&self) -> &'static str {
-        match self {
-            Self::Unspecified => "ASSIGNMENT_STATE_UNSPECIFIED",
-            Self::Open => "ASSIGNMENT_STATE_OPEN",
-            Self::Completed => "ASSIGNMENT_STATE_COMPLETED",
-            Self::Expired => "ASSIGNMENT_STATE_EXPIRED",
-            Self::Superseded => "ASSIGNMENT_STATE_SUPERSEDED",
-            Self::Cancelled => "ASSIGNMENT_STATE_CANCELLED",
-        }
-    }
-    /// Creates an enum from field names used in the ProtoBuf definition.
-    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
-        match value {
-            "ASSIGNMENT_STATE_UNSPECIFIED" => Some(Self::Unspecified),
-            "ASSIGNMENT_STATE_OPEN" => Some(Self::Open),
-            "ASSIGNMENT_STATE_COMPLETED" => Some(Self::Completed),
-            "ASSIGNMENT_STATE_EXPIRED" => Some(Self::Expired),
-            "ASSIGNMENT_STATE_SUPERSEDED" => Some(Self::Superseded),
-            "ASSIGNMENT_STATE_CANCELLED" => Some(Self::Cancelled),
-            _ => None,
-        }
-    }
-}
-/// WorkflowDefinition is a registered definition: the hub's summary of it, and its normalised document.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct WorkflowDefinition {
-    /// The definition id (at most 64 characters): the webhook route `/v1/webhooks/{id}`.
-    #[prost(string, tag = "1")]
-    pub id: ::prost::alloc::string::String,
-    /// The project its runs belong to.
-    #[prost(string, tag = "2")]
-    pub project: ::prost::alloc::string::String,
-    /// `generic`, `github` or `jira`: which signature forms a start may use.
-    #[prost(string, tag = "3")]
-    pub source: ::prost::alloc::string::String,
-    /// The coordinator agent's name or id, as declared.
-    #[prost(string, tag = "4")]
-    pub target: ::prost::alloc::string::String,
-    /// What runs pin. A stage workflow: sha256 hex of the canonical normalised definition without its secrets.
-    /// A step workflow: its plan hash (`sha256:` and the hex SHA-256 of the compiled plan's canonical JSON).
-    #[prost(string, tag = "5")]
-    pub hash: ::prost::alloc::string::String,
-    /// The stage ids, in order (stage workflows).
-    #[prost(string, repeated, tag = "6")]
-    pub stage_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
-    /// Whether signed signals are accepted (a signal secret is declared).
-    #[prost(bool, tag = "7")]
-    pub accepts_signals: bool,
-    /// The normalised definition as JSON: a stage workflow's in the original's camelCase shape, literal
-    /// secrets read `***`; a step workflow's source as registered (canonical JSON, keys sorted).
-    #[prost(string, tag = "8")]
-    pub document: ::prost::alloc::string::String,
-    /// When it was first registered.
-    #[prost(message, optional, tag = "9")]
-    pub register_time: ::core::option::Option<::prost_types::Timestamp>,
-    /// When it was last registered.
-    #[prost(message, optional, tag = "10")]
-    pub update_time: ::core::option::Option<::prost_types::Timestamp>,
-    /// Who registered it last (an operator's name, `admin`, or `--workflows`).
-    #[prost(string, tag = "11")]
-    pub registered_by: ::prost::alloc::string::String,
-    /// Stage or step workflow.
-    #[prost(enumeration = "WorkflowKind", tag = "12")]
-    pub kind: i32,
-    /// The step ids, in order, the first the entry (step workflows).
-    #[prost(string, repeated, tag = "13")]
-    pub step_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
-    /// The compiled plan (`kxm.compiled-workflow.v1` JSON) whose hash is `hash` (step workflows): every gate it runs
-    /// is embedded with its hash, so a registry replaced later never changes it; registering again re-pins the gates.
-    #[prost(string, tag = "14")]
-    pub plan: ::prost::alloc::string::String,
-    /// The hash of the project's gate registry the plan pinned its registry gates from (step workflows naming one).
-    #[prost(string, tag = "15")]
-    pub gate_registry_hash: ::prost::alloc::string::String,
-}
-/// GateRegistry is a project's gate registry (`kxm.gate-registry.v1`): the gates its step workflows name.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct GateRegistry {
-    /// The project.
-    #[prost(string, tag = "1")]
-    pub project: ::prost::alloc::string::String,
-    /// The registry hash step plans pin: `sha256:` and the hex SHA-256 of the canonical JSON of the normalised
-    /// registry, each gate with its `id` (workflow-context §6.1).
-    #[prost(string, tag = "2")]
-    pub hash: ::prost::alloc::string::String,
-    /// The normalised registry as JSON, loadable as registered (canonical: keys sorted; a gate of one `argv` reads
-    /// as one check named after the gate).
-    #[prost(string, tag = "3")]
-    pub document: ::prost::alloc::string::String,
-    /// The gate ids, sorted.
-    #[prost(string, repeated, tag = "4")]
-    pub gate_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
-    /// When it was last registered.
-    #[prost(message, optional, tag = "5")]
-    pub update_time: ::core::option::Option<::prost_types::Timestamp>,
-    /// Who registered it last (an operator's name, `admin`, or `--workflows`).
-    #[prost(string, tag = "6")]
-    pub registered_by: ::prost::alloc::string::String,
-}
-/// WorkflowWait is what a waiting run waits for.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct WorkflowWait {
-    /// The waiting stage.
-    #[prost(string, tag = "1")]
-    pub stage_id: ::prost::alloc::string::String,
-    /// The signal key awaited; `audit_escalation` for an escalation (only an operator's ruling resolves it).
-    #[prost(string, tag = "2")]
-    pub signal_key: ::prost::alloc::string::String,
-    /// The coordinator's summary of what it waits for.
-    #[prost(string, tag = "3")]
-    pub summary: ::prost::alloc::string::String,
-    /// When the wait began.
-    #[prost(message, optional, tag = "4")]
-    pub create_time: ::core::option::Option<::prost_types::Timestamp>,
-    /// When the wait expires and fails the run.
-    #[prost(message, optional, tag = "5")]
-    pub expire_time: ::core::option::Option<::prost_types::Timestamp>,
-}
-/// EvidenceValues is the distinct values a stage accumulated under one evidence key.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct EvidenceValues {
-    /// In the order first presented.
-    #[prost(string, repeated, tag = "1")]
-    pub values: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
-}
-/// PeerEvidence is a verified peer reply (documented as `kxm.verified-peer-evidence.v1`): metadata and hashes, never bodies.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct PeerEvidence {
-    /// The cited message.
-    #[prost(string, tag = "1")]
-    pub message_id: ::prost::alloc::string::String,
-    /// The agent that replied.
-    #[prost(string, tag = "2")]
-    pub producer_agent_id: ::prost::alloc::string::String,
-    /// Its name when verified.
-    #[prost(string, tag = "3")]
-    pub producer_name: ::prost::alloc::string::String,
-    /// The canonical requirement key it counts for.
-    #[prost(string, tag = "4")]
-    pub requirement_key: ::prost::alloc::string::String,
-    /// The hub's count of entries into the stage the reply belongs to.
-    #[prost(int32, tag = "5")]
-    pub visit: i32,
-    /// The attempt within that visit.
-    #[prost(int32, tag = "6")]
-    pub attempt: i32,
-    /// sha256 hex of the request's content.
-    #[prost(string, tag = "7")]
-    pub request_sha256: ::prost::alloc::string::String,
-    /// sha256 hex of the reply's content.
-    #[prost(string, tag = "8")]
-    pub reply_sha256: ::prost::alloc::string::String,
-    /// When the request was sent.
-    #[prost(message, optional, tag = "9")]
-    pub create_time: ::core::option::Option<::prost_types::Timestamp>,
-    /// When the producer acknowledged it, if it did before replying.
-    #[prost(message, optional, tag = "10")]
-    pub deliver_time: ::core::option::Option<::prost_types::Timestamp>,
-    /// When the producer replied.
-    #[prost(message, optional, tag = "11")]
-    pub reply_time: ::core::option::Option<::prost_types::Timestamp>,
-    /// When the hub verified the citation.
-    #[prost(message, optional, tag = "12")]
-    pub verify_time: ::core::option::Option<::prost_types::Timestamp>,
-}
-/// PeerEvidenceList is the verified replies counted for one requirement.
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct PeerEvidenceList {
-    /// De-duplicated by message id.
-    #[prost(message, repeated, tag = "1")]
-    pub evidence: ::prost::alloc::vec::Vec<PeerEvidence>,
-}
-/// QuorumStatus is how one peer requirement stands at the stage's active attempt.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct QuorumStatus {
-    /// The canonical requirement key.
-    #[prost(string, tag = "1")]
-    pub requirement_key: ::prost::alloc::string::String,
-    /// Distinct eligible producers counted (with `distinctBy`: the largest set pairwise distinct in each dimension).
-    #[prost(int32, tag = "2")]
-    pub counted: i32,
-    /// The minimum that applies (the approved one when an operator approved a degradation for this attempt).
-    #[prost(int32, tag = "3")]
-    pub required: i32,
-    /// counted >= required.
-    #[prost(bool, tag = "4")]
-    pub met: bool,
-    /// Met only thanks to an approved degradation.
-    #[prost(bool, tag = "5")]
-    pub degraded: bool,
-}
-/// WorkflowEscalation is a stage's audit escalation and, once ruled, the operator's ruling.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct WorkflowEscalation {
-    /// Why it was escalated.
-    #[prost(string, tag = "1")]
-    pub reason: ::prost::alloc::string::String,
-    /// When.
-    #[prost(message, optional, tag = "2")]
-    pub escalate_time: ::core::option::Option<::prost_types::Timestamp>,
-    /// `hub` (the stage reached its autoResumeLimit) or the coordinator's agent id.
-    #[prost(string, tag = "3")]
-    pub escalated_by: ::prost::alloc::string::String,
-    /// The operator's ruling, once given.
-    #[prost(string, tag = "4")]
-    pub ruling: ::prost::alloc::string::String,
-    /// The status the ruling applied to the stage.
-    #[prost(enumeration = "CheckpointStatus", tag = "5")]
-    pub ruling_status: i32,
-    /// The operator who ruled.
-    #[prost(string, tag = "6")]
-    pub ruled_by: ::prost::alloc::string::String,
-    /// When.
-    #[prost(message, optional, tag = "7")]
-    pub rule_time: ::core::option::Option<::prost_types::Timestamp>,
-}
-/// WorkflowStage is one stage of a run.
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct WorkflowStage {
-    /// The stage id.
-    #[prost(string, tag = "1")]
-    pub id: ::prost::alloc::string::String,
-    /// Its label.
-    #[prost(string, tag = "2")]
-    pub label: ::prost::alloc::string::String,
-    /// Where it stands.
-    #[prost(enumeration = "WorkflowStageStatus", tag = "3")]
-    pub status: i32,
-    /// Checkpoints consumed since the stage was last reset by a transition into it.
-    #[prost(int32, tag = "4")]
-    pub attempts: i32,
-    /// attempts + 1: the attempt a workflow context must name now (1 to 20).
-    #[prost(int32, tag = "5")]
-    pub active_attempt: i32,
-    /// The hub's count of entries into the stage.
-    #[prost(int32, tag = "6")]
-    pub visit: i32,
-    /// The last checkpoint's summary.
-    #[prost(string, tag = "7")]
-    pub summary: ::prost::alloc::string::String,
-    /// The required evidence keys, canonical, in declaration order.
-    #[prost(string, repeated, tag = "8")]
-    pub required_evidence: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
-    /// Evidence kept by passing checkpoints and waits, by canonical key.
-    #[prost(map = "string, message", tag = "9")]
-    pub evidence: ::std::collections::HashMap<
-        ::prost::alloc::string::String,
-        EvidenceValues,
-    >,
-    /// Verified peer replies kept, by canonical requirement key.
-    #[prost(map = "string, message", tag = "10")]
-    pub peer_evidence: ::std::collections::HashMap<
-        ::prost::alloc::string::String,
-        PeerEvidenceList,
-    >,
-    /// Each peer requirement's quorum at the active attempt.
-    #[prost(message, repeated, tag = "11")]
-    pub quorum: ::prost::alloc::vec::Vec<QuorumStatus>,
-    /// Requirements that passed on an approved degraded quorum.
-    #[prost(string, repeated, tag = "12")]
-    pub degraded_requirements: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
-    /// When the current visit began.
-    #[prost(message, optional, tag = "13")]
-    pub start_time: ::core::option::Option<::prost_types::Timestamp>,
-    /// When it ended (passed, or ended the run).
-    #[prost(message, optional, tag = "14")]
-    pub complete_time: ::core::option::Option<::prost_types::Timestamp>,
-    /// The audit escalation, if any.
-    #[prost(message, optional, tag = "15")]
-    pub escalation: ::core::option::Option<WorkflowEscalation>,
-}
-/// WorkflowTransition is a declared transition a run took (default forward and retry edges are not recorded).
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct WorkflowTransition {
-    /// `trans_` + 32 hex.
-    #[prost(string, tag = "1")]
-    pub id: ::prost::alloc::string::String,
-    /// The stage it left.
-    #[prost(string, tag = "2")]
-    pub from_stage_id: ::prost::alloc::string::String,
-    /// The stage it entered, or `$terminal`.
-    #[prost(string, tag = "3")]
-    pub to_stage_id: ::prost::alloc::string::String,
-    /// The outcome that chose the edge.
-    #[prost(string, tag = "4")]
-    pub outcome: ::prost::alloc::string::String,
-    /// The attempts the source stage had consumed.
-    #[prost(int32, tag = "5")]
-    pub attempt: i32,
-    /// The first 32 evidence keys the checkpoint carried.
-    #[prost(string, repeated, tag = "6")]
-    pub evidence_keys: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
-    /// When.
-    #[prost(message, optional, tag = "7")]
-    pub time: ::core::option::Option<::prost_types::Timestamp>,
-}
-/// EvidenceHash is a captured plan hash or reproduction oracle.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct EvidenceHash {
-    /// The stage whose passing evidence was hashed.
-    #[prost(string, tag = "1")]
-    pub stage_id: ::prost::alloc::string::String,
-    /// The canonical evidence key.
-    #[prost(string, tag = "2")]
-    pub evidence_key: ::prost::alloc::string::String,
-    /// sha256 hex of the values as a canonical JSON array, sorted by UTF-16 code unit.
-    #[prost(string, tag = "3")]
-    pub sha256: ::prost::alloc::string::String,
-    /// When it was captured.
-    #[prost(message, optional, tag = "4")]
-    pub capture_time: ::core::option::Option<::prost_types::Timestamp>,
-}
-/// DegradationApproval is an operator's approval of a smaller quorum for one requirement at one attempt.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct DegradationApproval {
-    /// `approval_` + 32 hex.
-    #[prost(string, tag = "1")]
-    pub id: ::prost::alloc::string::String,
-    /// The stage.
-    #[prost(string, tag = "2")]
-    pub stage_id: ::prost::alloc::string::String,
-    /// The canonical requirement key.
-    #[prost(string, tag = "3")]
-    pub requirement_key: ::prost::alloc::string::String,
-    /// The stage visit it applies to.
-    #[prost(int32, tag = "4")]
-    pub visit: i32,
-    /// The attempt within that visit.
-    #[prost(int32, tag = "5")]
-    pub attempt: i32,
-    /// The policy's minimum.
-    #[prost(int32, tag = "6")]
-    pub policy_min_producers: i32,
-    /// The minimum approved instead.
-    #[prost(int32, tag = "7")]
-    pub approved_min_producers: i32,
-    /// The operator who approved it.
-    #[prost(string, tag = "8")]
-    pub approved_by: ::prost::alloc::string::String,
-    /// Why.
-    #[prost(string, tag = "9")]
-    pub reason: ::prost::alloc::string::String,
-    /// When.
-    #[prost(message, optional, tag = "10")]
-    pub approve_time: ::core::option::Option<::prost_types::Timestamp>,
-}
-/// WorkflowRun is a durable run of a workflow definition.
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct WorkflowRun {
-    /// `run_` + 32 hex.
-    #[prost(string, tag = "1")]
-    pub id: ::prost::alloc::string::String,
-    /// The definition it runs.
-    #[prost(string, tag = "2")]
-    pub definition_id: ::prost::alloc::string::String,
-    /// The definition version it pinned at start.
-    #[prost(string, tag = "3")]
-    pub definition_hash: ::prost::alloc::string::String,
-    /// The project.
-    #[prost(string, tag = "4")]
-    pub project: ::prost::alloc::string::String,
-    /// The coordinator agent's id.
-    #[prost(string, tag = "5")]
-    pub coordinator_agent_id: ::prost::alloc::string::String,
-    /// The coordinator's name when the run started.
-    #[prost(string, tag = "6")]
-    pub coordinator_name: ::prost::alloc::string::String,
-    /// Where the run stands.
-    #[prost(enumeration = "WorkflowRunStatus", tag = "7")]
-    pub status: i32,
-    /// The current stage (empty once the run ended).
-    #[prost(string, tag = "8")]
-    pub current_stage_id: ::prost::alloc::string::String,
-    /// What a waiting run waits for.
-    #[prost(message, optional, tag = "9")]
-    pub wait: ::core::option::Option<WorkflowWait>,
-    /// The stages in definition order.
-    #[prost(message, repeated, tag = "10")]
-    pub stages: ::prost::alloc::vec::Vec<WorkflowStage>,
-    /// The declared transitions taken, in order.
-    #[prost(message, repeated, tag = "11")]
-    pub transitions: ::prost::alloc::vec::Vec<WorkflowTransition>,
-    /// The reproduction oracle, once captured.
-    #[prost(message, optional, tag = "12")]
-    pub repro_oracle: ::core::option::Option<EvidenceHash>,
-    /// The plan hash, once captured.
-    #[prost(message, optional, tag = "13")]
-    pub plan_hash: ::core::option::Option<EvidenceHash>,
-    /// Degradation approvals, in order.
-    #[prost(message, repeated, tag = "14")]
-    pub approvals: ::prost::alloc::vec::Vec<DegradationApproval>,
-    /// The start delivery's id.
-    #[prost(string, tag = "15")]
-    pub delivery_id: ::prost::alloc::string::String,
-    /// sha256 hex of the start payload's raw bytes.
-    #[prost(string, tag = "16")]
-    pub payload_sha256: ::prost::alloc::string::String,
-    /// The start delivery's event, if it named one.
-    #[prost(string, tag = "17")]
-    pub event: ::prost::alloc::string::String,
-    /// The latest message prompting the coordinator (the start prompt, or a resume notice).
-    #[prost(string, tag = "18")]
-    pub prompt_message_id: ::prost::alloc::string::String,
-    /// When it started.
-    #[prost(message, optional, tag = "19")]
-    pub create_time: ::core::option::Option<::prost_types::Timestamp>,
-    /// When it last changed.
-    #[prost(message, optional, tag = "20")]
-    pub update_time: ::core::option::Option<::prost_types::Timestamp>,
-    /// When it ended.
-    #[prost(message, optional, tag = "21")]
-    pub end_time: ::core::option::Option<::prost_types::Timestamp>,
-    /// Why it failed or was cancelled.
-    #[prost(string, tag = "22")]
-    pub end_reason: ::prost::alloc::string::String,
-    /// Stage runs (a coordinator checkpoints stages) or step runs (the hub dispatches steps).
-    #[prost(enumeration = "WorkflowKind", tag = "23")]
-    pub kind: i32,
-    /// A step run's state: its current step, assignments and budgets (unset for a stage run, whose `stages` say it).
-    #[prost(message, optional, tag = "24")]
-    pub steps: ::core::option::Option<StepRunState>,
-}
-/// WorkflowKind says what drives a definition's runs; an id keeps its kind for as long as it is registered.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
-#[repr(i32)]
-pub enum WorkflowKind {
-    /// Never sent by the hub.
-    Unspecified = 0,
-    /// A stage workflow: a coordinator agent checkpoints each stage; runs start with StartWorkflowRun or a signed start webhook.
-    Stages = 1,
-    /// A step workflow (`kxm.workflow.v1`): the hub dispatches each step itself; runs start with StartWorkflowRun (never a signed start).
-    Steps = 2,
-}
-impl WorkflowKind {
-    /// String value of the enum field names used in the ProtoBuf definition.
-    ///
-    /// The values are not transformed in any way and thus are considered stable
-    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
-    pub fn as_str_name(&self) -> &'static str {
-        match self {
-            Self::Unspecified => "WORKFLOW_KIND_UNSPECIFIED",
-            Self::Stages => "WORKFLOW_KIND_STAGES",
-            Self::Steps => "WORKFLOW_KIND_STEPS",
-        }
-    }
-    /// Creates an enum from field names used in the ProtoBuf definition.
-    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
-        match value {
-            "WORKFLOW_KIND_UNSPECIFIED" => Some(Self::Unspecified),
-            "WORKFLOW_KIND_STAGES" => Some(Self::Stages),
-            "WORKFLOW_KIND_STEPS" => Some(Self::Steps),
-            _ => None,
-        }
-    }
-}
-/// WorkflowRunStatus is where a run stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
-#[repr(i32)]
-pub enum WorkflowRunStatus {
-    /// Never sent by the hub.
-    Unspecified = 0,
-    /// The coordinator works on the current stage.
-    Running = 1,
-    /// The current stage waits for a signal or, on an audit escalation, an operator's ruling.
-    Waiting = 2,
-    /// Every stage passed, or a declared transition reached `$terminal`.
-    Completed = 3,
-    /// Attempts or a transition budget ran out, a wait or the prompt expired, or the coordinator settled early.
-    Failed = 4,
-    /// An operator cancelled the run (or a step run's duration budget ran out).
-    Cancelled = 5,
-    /// A step run waits for room under its project's maxConcurrentRuns.
-    Queued = 6,
-    /// A step run's gate outcome is uncertain: an operator recovers it (RecoverStepRun).
-    Blocked = 7,
-}
-impl WorkflowRunStatus {
-    /// String value of the enum field names used in the ProtoBuf definition.
-    ///
-    /// The values are not transformed in any way and thus are considered stable
-    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
-    pub fn as_str_name(&self) -> &'static str {
-        match self {
-            Self::Unspecified => "WORKFLOW_RUN_STATUS_UNSPECIFIED",
-            Self::Running => "WORKFLOW_RUN_STATUS_RUNNING",
-            Self::Waiting => "WORKFLOW_RUN_STATUS_WAITING",
-            Self::Completed => "WORKFLOW_RUN_STATUS_COMPLETED",
-            Self::Failed => "WORKFLOW_RUN_STATUS_FAILED",
-            Self::Cancelled => "WORKFLOW_RUN_STATUS_CANCELLED",
-            Self::Queued => "WORKFLOW_RUN_STATUS_QUEUED",
-            Self::Blocked => "WORKFLOW_RUN_STATUS_BLOCKED",
-        }
-    }
-    /// Creates an enum from field names used in the ProtoBuf definition.
-    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
-        match value {
-            "WORKFLOW_RUN_STATUS_UNSPECIFIED" => Some(Self::Unspecified),
-            "WORKFLOW_RUN_STATUS_RUNNING" => Some(Self::Running),
-            "WORKFLOW_RUN_STATUS_WAITING" => Some(Self::Waiting),
-            "WORKFLOW_RUN_STATUS_COMPLETED" => Some(Self::Completed),
-            "WORKFLOW_RUN_STATUS_FAILED" => Some(Self::Failed),
-            "WORKFLOW_RUN_STATUS_CANCELLED" => Some(Self::Cancelled),
-            "WORKFLOW_RUN_STATUS_QUEUED" => Some(Self::Queued),
-            "WORKFLOW_RUN_STATUS_BLOCKED" => Some(Self::Blocked),
-            _ => None,
-        }
-    }
-}
-/// WorkflowStageStatus is where one stage of a run stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
-#[repr(i32)]
-pub enum WorkflowStageStatus {
-    /// Never sent by the hub.
-    Unspecified = 0,
-    /// Not entered yet (or left by a declared transition to an earlier stage).
-    Pending = 1,
-    /// The current stage: the coordinator works on its active attempt.
-    InProgress = 2,
-    /// The current stage waits (signal or ruling).
-    Waiting = 3,
-    /// A checkpoint passed it.
-    Passed = 4,
-    /// It ended on a warning checkpoint (attempts exhausted, or a transition taken on `warning`).
-    Warning = 5,
-    /// It ended on a failed checkpoint, an exhausted budget or an expired wait.
-    Failed = 6,
-}
-impl WorkflowStageStatus {
-    /// String value of the enum field names used in the ProtoBuf definition.
-    ///
-    /// The values are not transformed in any way and thus are considered stable
-    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
-    pub fn as_str_name(&self) -> &'static str {
-        match self {
-            Self::Unspecified => "WORKFLOW_STAGE_STATUS_UNSPECIFIED",
-            Self::Pending => "WORKFLOW_STAGE_STATUS_PENDING",
-            Self::InProgress => "WORKFLOW_STAGE_STATUS_IN_PROGRESS",
-            Self::Waiting => "WORKFLOW_STAGE_STATUS_WAITING",
-            Self::Passed => "WORKFLOW_STAGE_STATUS_PASSED",
-            Self::Warning => "WORKFLOW_STAGE_STATUS_WARNING",
-            Self::Failed => "WORKFLOW_STAGE_STATUS_FAILED",
-        }
-    }
-    /// Creates an enum from field names used in the ProtoBuf definition.
-    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
-        match value {
-            "WORKFLOW_STAGE_STATUS_UNSPECIFIED" => Some(Self::Unspecified),
-            "WORKFLOW_STAGE_STATUS_PENDING" => Some(Self::Pending),
-            "WORKFLOW_STAGE_STATUS_IN_PROGRESS" => Some(Self::InProgress),
-            "WORKFLOW_STAGE_STATUS_WAITING" => Some(Self::Waiting),
-            "WORKFLOW_STAGE_STATUS_PASSED" => Some(Self::Passed),
-            "WORKFLOW_STAGE_STATUS_WARNING" => Some(Self::Warning),
-            "WORKFLOW_STAGE_STATUS_FAILED" => Some(Self::Failed),
-            _ => None,
-        }
-    }
-}
-/// CheckpointStatus is what a checkpoint, a signal or a ruling reports for a stage's active attempt.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
-#[repr(i32)]
-pub enum CheckpointStatus {
-    /// Refused (ERROR_REASON_INVALID_CHECKPOINT_STATUS).
-    Unspecified = 0,
-    /// The stage is done: every required evidence key must be satisfied.
-    Passed = 1,
-    /// The attempt needs correcting.
-    Warning = 2,
-    /// The attempt failed.
-    Failed = 3,
-}
-impl CheckpointStatus {
-    /// String value of the enum field names used in the ProtoBuf definition.
-    ///
-    /// The values are not transformed in any way and thus are considered stable
-    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
-    pub fn as_str_name(&self) -> &'static str {
-        match self {
-            Self::Unspecified => "CHECKPOINT_STATUS_UNSPECIFIED",
-            Self::Passed => "CHECKPOINT_STATUS_PASSED",
-            Self::Warning => "CHECKPOINT_STATUS_WARNING",
-            Self::Failed => "CHECKPOINT_STATUS_FAILED",
-        }
-    }
-    /// Creates an enum from field names used in the ProtoBuf definition.
-    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
-        match value {
-            "CHECKPOINT_STATUS_UNSPECIFIED" => Some(Self::Unspecified),
-            "CHECKPOINT_STATUS_PASSED" => Some(Self::Passed),
-            "CHECKPOINT_STATUS_WARNING" => Some(Self::Warning),
-            "CHECKPOINT_STATUS_FAILED" => Some(Self::Failed),
             _ => None,
         }
     }

@@ -1,12 +1,16 @@
-"""OpsService: the operators' view of a project (``services/ops.py``), converted."""
+"""OpsService: the operators' view of a project (``services/ops.py``), converted; its watch
+shared per project (``server/ops_watch.py``)."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
+from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
 
-from kxm_grpc._gen.kxm.v1 import ops_service_pb2, ops_service_pb2_grpc
+from kxm_grpc._gen.kxm.v1 import ops_service_pb2, ops_service_pb2_grpc, workflow_types_pb2
 from kxm_grpc.domain.messages import Message
 from kxm_grpc.server.context import current_call
 from kxm_grpc.server.convert import agent_to_proto, timestamp
@@ -33,28 +37,61 @@ def ops_message_to_proto(message: Message) -> ops_service_pb2.OpsMessage:
     )
 
 
+def ops_run_to_proto(run: ops.OpsRun) -> ops_service_pb2.OpsRun:
+    """A run as the dashboard lists it (a status value of either kind of run names its proto status)."""
+    return ops_service_pb2.OpsRun(
+        id=run.id,
+        definition_id=run.definition_id,
+        status=workflow_types_pb2.WorkflowRunStatus.Value(f"WORKFLOW_RUN_STATUS_{run.status.upper()}"),
+        current_stage_id=run.current_stage,
+        create_time=timestamp(run.create_time),
+        update_time=timestamp(run.update_time),
+    )
+
+
+def snapshot_to_proto(seen: ops.OpsSnapshot, *, stale_after: int) -> ops_service_pb2.GetOpsSnapshotResponse:
+    """The snapshot as GetOpsSnapshot and WatchOps send it, presence on the hub clock at its read."""
+    now = seen.snapshot_time
+    return ops_service_pb2.GetOpsSnapshotResponse(
+        project=seen.project,
+        snapshot_time=timestamp(now),
+        agents=[agent_to_proto(agent, now=now, stale_after=stale_after) for agent in seen.agents.items],
+        agent_total=seen.agents.total,
+        open_messages=[ops_message_to_proto(message) for message in seen.open_messages.items],
+        open_message_total=seen.open_messages.total,
+        leases=[lease_to_proto(lease, now=now) for lease in seen.leases.items],
+        lease_total=seen.leases.total,
+        runtimes=[runtime_to_proto(r, now=now, stale_after=stale_after) for r in seen.runtimes.items],
+        runtime_total=seen.runtimes.total,
+        runs=[ops_run_to_proto(run) for run in seen.runs.items],
+        run_total=seen.runs.total,
+    )
+
+
 class OpsServicer(ops_service_pb2_grpc.OpsServiceServicer):
     """Serves kxm.v1.OpsService."""
 
     def __init__(self, hub: HubState) -> None:
         self._hub = hub
+        self._render = functools.partial(snapshot_to_proto, stale_after=hub.stale_after)
 
     async def GetOpsSnapshot(
         self, request: ops_service_pb2.GetOpsSnapshotRequest, context: Context
     ) -> ops_service_pb2.GetOpsSnapshotResponse:
         hub = self._hub
-        now = hub.now()
-        stale_after = hub.stale_after
-        seen = await ops.snapshot(hub.store, current_call().caller, request.project, now=now, stale_after=stale_after)
-        return ops_service_pb2.GetOpsSnapshotResponse(
-            project=seen.project,
-            snapshot_time=timestamp(seen.snapshot_time),
-            agents=[agent_to_proto(agent, now=now, stale_after=stale_after) for agent in seen.agents.items],
-            agent_total=seen.agents.total,
-            open_messages=[ops_message_to_proto(message) for message in seen.open_messages.items],
-            open_message_total=seen.open_messages.total,
-            leases=[lease_to_proto(lease, now=now) for lease in seen.leases.items],
-            lease_total=seen.leases.total,
-            runtimes=[runtime_to_proto(r, now=now, stale_after=stale_after) for r in seen.runtimes.items],
-            runtime_total=seen.runtimes.total,
+        seen = await ops.snapshot(
+            hub.store, current_call().caller, request.project, now=hub.now(), stale_after=hub.stale_after
         )
+        return snapshot_to_proto(seen, stale_after=hub.stale_after)
+
+    async def WatchOps(
+        self, request: ops_service_pb2.WatchOpsRequest, context: Context
+    ) -> AsyncIterator[ops_service_pb2.WatchOpsResponse]:
+        caller = current_call().caller
+        project = ops.watched_project(caller, request.project)
+        views = self._hub.ops_feeds.watch(caller, project, ops.resume_version(request.after_version), self._render)
+        async with contextlib.aclosing(views):
+            async for view in views:
+                snapshot = view.message
+                assert isinstance(snapshot, ops_service_pb2.GetOpsSnapshotResponse)
+                yield ops_service_pb2.WatchOpsResponse(snapshot=snapshot, version=view.version)

@@ -147,6 +147,9 @@ class StepRunRepository(Protocol):
     ) -> list[StoredStepRun]:
         """Runs matching every filter given, newest first by (create_time, id), strictly before ``before``."""
 
+    def count_runs(self, project: str) -> int:
+        """How many step runs the project has (every status)."""
+
     def count_active(self, project: str) -> int:
         """How many of the project's runs are running or blocked (admission)."""
 

@@ -175,6 +175,9 @@ class WorkflowRepository(Protocol):
     ) -> list[Run]:
         """Runs matching every filter given, newest first by (create_time, id), strictly before ``before``."""
 
+    def count_runs(self, project: str) -> int:
+        """How many stage runs the project has (every status)."""
+
     def due_waits(self, now: int, limit: int) -> list[str]:
         """Ids of waiting runs whose wait expired at or before ``now``, earliest first."""
 

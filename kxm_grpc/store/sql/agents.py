@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kxm_grpc.domain.agents import Agent
+from kxm_grpc.store.notify import ProjectChanged
 from kxm_grpc.store.rows.agents import AGENTS, agent_from_row
 from kxm_grpc.store.sql.connection import Connection
 
@@ -12,8 +13,9 @@ _SELECT = f"SELECT {AGENTS.select} FROM agents"
 class SqlAgents:
     """Agents and key hashes."""
 
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: Connection, changed: ProjectChanged) -> None:
         self._conn = conn
+        self._changed = changed
 
     def get(self, agent_id: str) -> Agent | None:
         row = self._conn.execute(f"{_SELECT} WHERE id = ?", (agent_id,)).fetchone()
@@ -49,6 +51,7 @@ class SqlAgents:
                 agent.last_seen_time,
             ),
         )
+        self._changed(agent.project)
 
     def set_key_hash(self, agent_id: str, key_hash: str) -> None:
         self._conn.execute("UPDATE agents SET key_hash = ?, key_active = 1 WHERE id = ?", (key_hash, agent_id))
@@ -57,9 +60,12 @@ class SqlAgents:
         self._conn.execute("UPDATE agents SET key_active = 0 WHERE id = ?", (agent_id,))
 
     def retire(self, agent_id: str, now: int) -> None:
-        self._conn.execute(
-            "UPDATE agents SET retire_time = ?, online = 0, key_active = 0 WHERE id = ?", (now, agent_id)
-        )
+        row = self._conn.execute(
+            "UPDATE agents SET retire_time = ?, online = 0, key_active = 0 WHERE id = ? RETURNING project",
+            (now, agent_id),
+        ).fetchone()
+        if row is not None:
+            self._changed(str(row[0]))
 
     def list_page(self, project: str, after: str | None, limit: int, *, include_offline: bool) -> list[Agent]:
         online_filter = "" if include_offline else " AND online = 1"

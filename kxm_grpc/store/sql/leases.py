@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kxm_grpc.domain.leases import Fence, Lease
+from kxm_grpc.store.notify import ProjectChanged
 from kxm_grpc.store.rows.leases import LEASES, fence_from_row, fence_values, lease_from_row
 from kxm_grpc.store.sql.connection import Connection
 
@@ -12,8 +13,9 @@ _SELECT = f"SELECT {LEASES.select} FROM leases"
 class SqlLeases:
     """Lease fences: the high-water mark of each name and its current grant."""
 
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: Connection, changed: ProjectChanged) -> None:
         self._conn = conn
+        self._changed = changed
 
     def get(self, project: str, name: str) -> Fence | None:
         row = self._conn.execute(f"{_SELECT} WHERE project = ? AND name = ?", (project, name)).fetchone()
@@ -28,6 +30,7 @@ class SqlLeases:
             "expire_time = excluded.expire_time",
             fence_values(fence),
         )
+        self._changed(fence.project)
 
     def list_page(self, project: str, after: str | None, limit: int, *, now: int, include_lapsed: bool) -> list[Lease]:
         live_filter = "" if include_lapsed else " AND expire_time > ?"
@@ -58,4 +61,7 @@ class SqlLeases:
         rows = self._conn.execute(
             f"{_SELECT} WHERE holder_agent_id IS NOT NULL AND expire_time > ?", (live_after + shift,)
         ).fetchall()
-        return [lease_from_row(row) for row in rows]
+        extended = [lease_from_row(row) for row in rows]
+        for project in {lease.project for lease in extended}:
+            self._changed(project)
+        return extended

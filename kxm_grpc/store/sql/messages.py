@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from kxm_grpc.domain.messages import Message
+from kxm_grpc.store.notify import ProjectChanged
 from kxm_grpc.store.rows.messages import MESSAGES, message_from_row, message_values, reply_checksum
 from kxm_grpc.store.sql.connection import Connection
 
@@ -18,8 +19,9 @@ _INSERT = f"INSERT INTO messages ({MESSAGES.select}) VALUES ({', '.join('?' * ME
 class SqlMessages:
     """Messages."""
 
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: Connection, changed: ProjectChanged) -> None:
         self._conn = conn
+        self._changed = changed
 
     def get(self, message_id: str) -> Message | None:
         row = self._conn.execute(f"{_SELECT} WHERE id = ?", (message_id,)).fetchone()
@@ -33,6 +35,7 @@ class SqlMessages:
 
     def insert(self, message: Message) -> None:
         self._conn.execute(_INSERT, message_values(message))
+        self._changed(message.project)
 
     def update(self, message: Message) -> None:
         self._conn.execute(
@@ -49,6 +52,7 @@ class SqlMessages:
                 message.id,
             ),
         )
+        self._changed(message.project)
 
     def list_open_to(
         self, agent_id: str, after_seq: int, limit: int, *, queued_only: bool = False, through_seq: int | None = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kxm_grpc.domain.runtimes import Runtime
+from kxm_grpc.store.notify import ProjectChanged
 from kxm_grpc.store.rows.runtimes import RUNTIMES, runtime_from_row
 from kxm_grpc.store.sql.connection import Connection
 
@@ -12,8 +13,9 @@ _SELECT = f"SELECT {RUNTIMES.select} FROM runtimes"
 class SqlRuntimes:
     """Runtimes and the hashes of their keys."""
 
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: Connection, changed: ProjectChanged) -> None:
         self._conn = conn
+        self._changed = changed
 
     def get(self, project: str, runtime_id: str) -> Runtime | None:
         row = self._conn.execute(f"{_SELECT} WHERE project = ? AND id = ?", (project, runtime_id)).fetchone()
@@ -31,12 +33,14 @@ class SqlRuntimes:
             "heartbeat_time = excluded.heartbeat_time",
             (runtime.project, runtime.id, runtime.host, key_hash, runtime.register_time, runtime.heartbeat_time),
         )
+        self._changed(runtime.project)
 
     def heartbeat(self, project: str, runtime_id: str, host: str, now: int) -> None:
         self._conn.execute(
             "UPDATE runtimes SET host = ?, heartbeat_time = ? WHERE project = ? AND id = ?",
             (host, now, project, runtime_id),
         )
+        self._changed(project)
 
     def count(self, project: str) -> int:
         row = self._conn.execute("SELECT COUNT(*) FROM runtimes WHERE project = ?", (project,)).fetchone()

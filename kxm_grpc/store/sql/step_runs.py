@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from kxm_grpc.store.notify import ProjectChanged
 from kxm_grpc.store.protocols.step_runs import (
     AssignmentState,
     StepRunState,
@@ -75,13 +76,15 @@ _CLOSE_AT = STEP_RUN_ASSIGNMENTS.positions("state", "end_time", "result", "check
 class SqlStepRuns:
     """Step runs, their event logs and their assignments."""
 
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: Connection, changed: ProjectChanged) -> None:
         self._conn = conn
+        self._changed = changed
 
     # -- runs ----------------------------------------------------------------------------------------
 
     def insert_run(self, run: StoredStepRun) -> None:
         self._conn.execute(_INSERT_RUN, step_run_values(run))
+        self._changed(run.project)
 
     def save_run(self, run: StoredStepRun) -> None:
         values = step_run_values(run)
@@ -90,6 +93,7 @@ class SqlStepRuns:
             if self._conn.execute("SELECT 1 FROM step_runs WHERE id = ?", (run.id,)).fetchone() is None:
                 raise LookupError(f"step run {run.id} is not stored (insert_run first)")
             raise ValueError(f"step run {run.id}: a save changed a column set at its creation ({', '.join(_FIXED)})")
+        self._changed(run.project)
 
     def get_run(self, run_id: str) -> StoredStepRun | None:
         row = self._conn.execute(f"{_SELECT_RUNS} WHERE id = ?", (run_id,)).fetchone()
@@ -132,6 +136,10 @@ class SqlStepRuns:
             f"{_SELECT_RUNS}{where} ORDER BY create_time DESC, id DESC LIMIT ?", params
         ).fetchall()
         return [step_run_from_row(row) for row in rows]
+
+    def count_runs(self, project: str) -> int:
+        row = self._conn.execute("SELECT COUNT(*) FROM step_runs WHERE project = ?", (project,)).fetchone()
+        return int(row[0])
 
     def count_active(self, project: str) -> int:
         row = self._conn.execute(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kxm_grpc.domain.keyring import Keyring
-from kxm_grpc.store.notify import Change
+from kxm_grpc.store.notify import Change, project_topic
 from kxm_grpc.store.sql.agents import SqlAgents
 from kxm_grpc.store.sql.audit import SqlAudit
 from kxm_grpc.store.sql.census import SqlCensus
@@ -41,22 +41,22 @@ class SqlTx:
         self._journal_keys = journal_keys
         self.meta = SqlMeta(conn)
         self.projects = SqlProjects(conn)
-        self.agents = SqlAgents(conn)
-        self.messages = SqlMessages(conn)
+        self.agents = SqlAgents(conn, self._project_changed)
+        self.messages = SqlMessages(conn, self._project_changed)
         self.inbox = SqlInbox(conn)
-        self.leases = SqlLeases(conn)
-        self.runtimes = SqlRuntimes(conn)
+        self.leases = SqlLeases(conn, self._project_changed)
+        self.runtimes = SqlRuntimes(conn, self._project_changed)
         self.sync_events = SqlSyncEvents(conn)
         self.timers = SqlTimers(conn)
         self.operators = SqlOperators(conn)
         self.audit = SqlAudit(conn)
         self.credentials = SqlCredentials(conn)
         self.replicas = SqlReplicas(conn)
-        self.workflows = SqlWorkflows(conn)
+        self.workflows = SqlWorkflows(conn, self._project_changed)
         self.journal = SqlJournal(conn)
         self.session_tokens = SqlSessionTokens(conn)
         self.gate_registries = SqlGateRegistries(conn)
-        self.step_runs = SqlStepRuns(conn)
+        self.step_runs = SqlStepRuns(conn, self._project_changed)
         self.context_items = SqlContextItems(conn)
         self.skills = SqlSkills(conn)
         self.census = SqlCensus(conn)
@@ -68,6 +68,9 @@ class SqlTx:
 
     def notify(self, topic: str, hint: object | None = None) -> None:
         self.topics.append((topic, hint))
+
+    def _project_changed(self, project: str) -> None:
+        self.topics.append((project_topic(project), None))
 
     def take_topics(self) -> list[Change]:
         """Return and forget the changes collected so far."""

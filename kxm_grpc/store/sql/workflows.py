@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from kxm_grpc.domain.workflows.kinds import DefinitionKind
 from kxm_grpc.domain.workflows.runs import Run, RunStatus
+from kxm_grpc.store.notify import ProjectChanged
 from kxm_grpc.store.protocols.workflows import (
     DeliveryKind,
     StoredDefinition,
@@ -98,8 +99,9 @@ _FIXED_AT = WORKFLOW_RUNS.positions(*_FIXED)
 class SqlWorkflows:
     """Workflow definitions and versions, runs, deliveries, steps and notifications."""
 
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: Connection, changed: ProjectChanged) -> None:
         self._conn = conn
+        self._changed = changed
 
     # -- definitions ---------------------------------------------------------------------------------
 
@@ -146,6 +148,7 @@ class SqlWorkflows:
 
     def insert_run(self, run: Run, *, payload: str | None = None) -> None:
         self._conn.execute(_INSERT_RUN, run_values(run))
+        self._changed(run.project)
         if payload is not None:
             self._conn.execute("INSERT INTO workflow_payloads (run_id, payload) VALUES (?, ?)", (run.id, payload))
 
@@ -164,6 +167,7 @@ class SqlWorkflows:
             if self._conn.execute("SELECT 1 FROM workflow_runs WHERE id = ?", (run.id,)).fetchone() is None:
                 raise LookupError(f"workflow run {run.id} is not stored (insert_run first)")
             raise ValueError(f"workflow run {run.id}: a save changed a column set at its start ({', '.join(_FIXED)})")
+        self._changed(run.project)
 
     def get_run(self, run_id: str) -> Run | None:
         row = self._conn.execute(f"{_SELECT_RUNS} WHERE id = ?", (run_id,)).fetchone()
@@ -205,6 +209,10 @@ class SqlWorkflows:
             f"{_SELECT_RUNS}{where} ORDER BY create_time DESC, id DESC LIMIT ?", params
         ).fetchall()
         return [run_from_row(row) for row in rows]
+
+    def count_runs(self, project: str) -> int:
+        row = self._conn.execute("SELECT COUNT(*) FROM workflow_runs WHERE project = ?", (project,)).fetchone()
+        return int(row[0])
 
     def due_waits(self, now: int, limit: int) -> list[str]:
         rows = self._conn.execute(

@@ -9,6 +9,7 @@ from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from kxm_grpc._gen.kxm.v1 import types_pb2 as _types_pb2
+from kxm_grpc._gen.kxm.v1 import workflow_types_pb2 as _workflow_types_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -19,6 +20,60 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+@_typing.final
+class WatchOpsRequest(_message.Message):
+    """Request message for OpsService.WatchOps."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROJECT_FIELD_NUMBER: _builtins.int
+    AFTER_VERSION_FIELD_NUMBER: _builtins.int
+    project: _builtins.str
+    """The project; empty when the call names it with `x-kxm-project`, and then equal to it if given."""
+    after_version: _builtins.str
+    """The version of the last snapshot received (empty: none): the first one sent differs from it."""
+    def __init__(
+        self,
+        *,
+        project: _builtins.str = ...,
+        after_version: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_version", b"after_version", "project", b"project"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchOpsRequest: _TypeAlias = WatchOpsRequest  # noqa: Y015
+
+@_typing.final
+class WatchOpsResponse(_message.Message):
+    """Response message for OpsService.WatchOps: one state of the project."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SNAPSHOT_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    version: _builtins.str
+    """An opaque digest of what the snapshot shows (its time left out): equal versions, equal states."""
+    @_builtins.property
+    def snapshot(self) -> Global___GetOpsSnapshotResponse:
+        """The project's snapshot, as GetOpsSnapshot returns it."""
+
+    def __init__(
+        self,
+        *,
+        snapshot: Global___GetOpsSnapshotResponse | None = ...,
+        version: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["snapshot", b"snapshot"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["snapshot", b"snapshot", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchOpsResponse: _TypeAlias = WatchOpsResponse  # noqa: Y015
 
 @_typing.final
 class GetOpsSnapshotRequest(_message.Message):
@@ -112,6 +167,8 @@ class GetOpsSnapshotResponse(_message.Message):
     LEASE_TOTAL_FIELD_NUMBER: _builtins.int
     RUNTIMES_FIELD_NUMBER: _builtins.int
     RUNTIME_TOTAL_FIELD_NUMBER: _builtins.int
+    RUNS_FIELD_NUMBER: _builtins.int
+    RUN_TOTAL_FIELD_NUMBER: _builtins.int
     project: _builtins.str
     """The project."""
     agent_total: _builtins.int
@@ -122,6 +179,8 @@ class GetOpsSnapshotResponse(_message.Message):
     """How many live leases it has."""
     runtime_total: _builtins.int
     """How many runtimes it has."""
+    run_total: _builtins.int
+    """How many workflow runs it has (every status)."""
     @_builtins.property
     def snapshot_time(self) -> _timestamp_pb2.Timestamp:
         """The hub clock's time of the read."""
@@ -142,6 +201,10 @@ class GetOpsSnapshotResponse(_message.Message):
     def runtimes(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.Runtime]:
         """Its runtimes, by id; at most 100."""
 
+    @_builtins.property
+    def runs(self) -> _containers.RepeatedCompositeFieldContainer[Global___OpsRun]:
+        """Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail."""
+
     def __init__(
         self,
         *,
@@ -155,11 +218,59 @@ class GetOpsSnapshotResponse(_message.Message):
         lease_total: _builtins.int = ...,
         runtimes: _abc.Iterable[_types_pb2.Runtime] | None = ...,
         runtime_total: _builtins.int = ...,
+        runs: _abc.Iterable[Global___OpsRun] | None = ...,
+        run_total: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["snapshot_time", b"snapshot_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_total", b"agent_total", "agents", b"agents", "lease_total", b"lease_total", "leases", b"leases", "open_message_total", b"open_message_total", "open_messages", b"open_messages", "project", b"project", "runtime_total", b"runtime_total", "runtimes", b"runtimes", "snapshot_time", b"snapshot_time"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_total", b"agent_total", "agents", b"agents", "lease_total", b"lease_total", "leases", b"leases", "open_message_total", b"open_message_total", "open_messages", b"open_messages", "project", b"project", "run_total", b"run_total", "runs", b"runs", "runtime_total", b"runtime_total", "runtimes", b"runtimes", "snapshot_time", b"snapshot_time"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetOpsSnapshotResponse: _TypeAlias = GetOpsSnapshotResponse  # noqa: Y015
+
+@_typing.final
+class OpsRun(_message.Message):
+    """OpsRun is a workflow run as the dashboard lists it: what it runs and where it stands, never its payload."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    DEFINITION_ID_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    CURRENT_STAGE_ID_FIELD_NUMBER: _builtins.int
+    CREATE_TIME_FIELD_NUMBER: _builtins.int
+    UPDATE_TIME_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    """The run id."""
+    definition_id: _builtins.str
+    """The definition it runs."""
+    status: _workflow_types_pb2.WorkflowRunStatus.ValueType
+    """Where it stands."""
+    current_stage_id: _builtins.str
+    """The stage a stage run is on (empty for a step run, and once a run ended)."""
+    @_builtins.property
+    def create_time(self) -> _timestamp_pb2.Timestamp:
+        """When it started."""
+
+    @_builtins.property
+    def update_time(self) -> _timestamp_pb2.Timestamp:
+        """When it last changed."""
+
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+        definition_id: _builtins.str = ...,
+        status: _workflow_types_pb2.WorkflowRunStatus.ValueType = ...,
+        current_stage_id: _builtins.str = ...,
+        create_time: _timestamp_pb2.Timestamp | None = ...,
+        update_time: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "update_time", b"update_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "current_stage_id", b"current_stage_id", "definition_id", b"definition_id", "id", b"id", "status", b"status", "update_time", b"update_time"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OpsRun: _TypeAlias = OpsRun  # noqa: Y015

@@ -27,8 +27,8 @@ if _version_not_supported:
 
 class OpsServiceStub(object):
     """OpsService gives operators the view of a project that an operations dashboard shows: its agents,
-    open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
-    secret.
+    open messages, live leases, runtimes and newest workflow runs. Metadata only: never a message's
+    content, a reply, a run's payload or a secret.
     """
 
     def __init__(self, channel):
@@ -42,24 +42,49 @@ class OpsServiceStub(object):
                 request_serializer=kxm_dot_v1_dot_ops__service__pb2.GetOpsSnapshotRequest.SerializeToString,
                 response_deserializer=kxm_dot_v1_dot_ops__service__pb2.GetOpsSnapshotResponse.FromString,
                 _registered_method=True)
+        self.WatchOps = channel.unary_stream(
+                '/kxm.v1.OpsService/WatchOps',
+                request_serializer=kxm_dot_v1_dot_ops__service__pb2.WatchOpsRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_ops__service__pb2.WatchOpsResponse.FromString,
+                _registered_method=True)
 
 
 class OpsServiceServicer(object):
     """OpsService gives operators the view of a project that an operations dashboard shows: its agents,
-    open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
-    secret.
+    open messages, live leases, runtimes and newest workflow runs. Metadata only: never a message's
+    content, a reply, a run's payload or a secret.
     """
 
     def GetOpsSnapshot(self, request, context):
         """GetOpsSnapshot returns one project's state as one read sees it: its agents (online first, then by
-        name), its newest open messages, its live leases and its runtimes, each list capped and counted.
-        Workflow runs are listed by WorkflowService.ListWorkflowRuns.
+        name), its newest open messages, its live leases, its runtimes and its newest workflow runs, each
+        list capped and counted (WorkflowService.ListWorkflowRuns pages through every run).
 
         Errors:
         - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
         - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names.
         - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WatchOps(self, request, context):
+        """WatchOps streams one project's ops snapshot: the current one first, then a new one each time what
+        it shows changes (a write to the project's agents, messages, leases, runtimes or workflow runs on
+        any replica, or a presence window or lease lapsing on the hub's clock), at most about ten a second.
+        It is level-triggered: a consumer too slow for every state gets the newest, never a backlog. To
+        resume (after a cut, on another replica), pass the last version received as `after_version`:
+        nothing is sent until the state differs from it.
+
+        The stream ends with UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN) when the hub stops, and with
+        UNAUTHENTICATED (ERROR_REASON_INVALID_AUTH) when the named operator watching is revoked.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED, INVALID_ARGUMENT, NOT_FOUND: as for GetOpsSnapshot.
+        - RESOURCE_EXHAUSTED (ERROR_REASON_STREAM_LIMIT_REACHED): the hub process serves its maximum of ops watches.
+        - UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN): the hub is stopping; watch again (another replica) with the last version.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -73,6 +98,11 @@ def add_OpsServiceServicer_to_server(servicer, server):
                     request_deserializer=kxm_dot_v1_dot_ops__service__pb2.GetOpsSnapshotRequest.FromString,
                     response_serializer=kxm_dot_v1_dot_ops__service__pb2.GetOpsSnapshotResponse.SerializeToString,
             ),
+            'WatchOps': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchOps,
+                    request_deserializer=kxm_dot_v1_dot_ops__service__pb2.WatchOpsRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_ops__service__pb2.WatchOpsResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'kxm.v1.OpsService', rpc_method_handlers)
@@ -83,8 +113,8 @@ def add_OpsServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class OpsService(object):
     """OpsService gives operators the view of a project that an operations dashboard shows: its agents,
-    open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
-    secret.
+    open messages, live leases, runtimes and newest workflow runs. Metadata only: never a message's
+    content, a reply, a run's payload or a secret.
     """
 
     @staticmethod
@@ -104,6 +134,33 @@ class OpsService(object):
             '/kxm.v1.OpsService/GetOpsSnapshot',
             kxm_dot_v1_dot_ops__service__pb2.GetOpsSnapshotRequest.SerializeToString,
             kxm_dot_v1_dot_ops__service__pb2.GetOpsSnapshotResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchOps(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/kxm.v1.OpsService/WatchOps',
+            kxm_dot_v1_dot_ops__service__pb2.WatchOpsRequest.SerializeToString,
+            kxm_dot_v1_dot_ops__service__pb2.WatchOpsResponse.FromString,
             options,
             channel_credentials,
             insecure,

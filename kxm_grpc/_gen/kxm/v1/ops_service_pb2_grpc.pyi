@@ -28,8 +28,8 @@ GRPC_VERSION: str
 
 class OpsServiceStub:
     """OpsService gives operators the view of a project that an operations dashboard shows: its agents,
-    open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
-    secret.
+    open messages, live leases, runtimes and newest workflow runs. Metadata only: never a message's
+    content, a reply, a run's payload or a secret.
     """
 
     @_typing.overload
@@ -38,28 +38,44 @@ class OpsServiceStub:
     def __new__(cls, channel: _aio.Channel) -> OpsServiceAsyncStub: ...
     GetOpsSnapshot: _grpc.UnaryUnaryMultiCallable[_ops_service_pb2.GetOpsSnapshotRequest, _ops_service_pb2.GetOpsSnapshotResponse]
     """GetOpsSnapshot returns one project's state as one read sees it: its agents (online first, then by
-    name), its newest open messages, its live leases and its runtimes, each list capped and counted.
-    Workflow runs are listed by WorkflowService.ListWorkflowRuns.
+    name), its newest open messages, its live leases, its runtimes and its newest workflow runs, each
+    list capped and counted (WorkflowService.ListWorkflowRuns pages through every run).
 
     Errors:
     - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
     - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names.
     - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+    """
+    WatchOps: _grpc.UnaryStreamMultiCallable[_ops_service_pb2.WatchOpsRequest, _ops_service_pb2.WatchOpsResponse]
+    """WatchOps streams one project's ops snapshot: the current one first, then a new one each time what
+    it shows changes (a write to the project's agents, messages, leases, runtimes or workflow runs on
+    any replica, or a presence window or lease lapsing on the hub's clock), at most about ten a second.
+    It is level-triggered: a consumer too slow for every state gets the newest, never a backlog. To
+    resume (after a cut, on another replica), pass the last version received as `after_version`:
+    nothing is sent until the state differs from it.
+
+    The stream ends with UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN) when the hub stops, and with
+    UNAUTHENTICATED (ERROR_REASON_INVALID_AUTH) when the named operator watching is revoked.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED, INVALID_ARGUMENT, NOT_FOUND: as for GetOpsSnapshot.
+    - RESOURCE_EXHAUSTED (ERROR_REASON_STREAM_LIMIT_REACHED): the hub process serves its maximum of ops watches.
+    - UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN): the hub is stopping; watch again (another replica) with the last version.
     """
 
 @_typing.type_check_only
 class OpsServiceAsyncStub(OpsServiceStub):
     """OpsService gives operators the view of a project that an operations dashboard shows: its agents,
-    open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
-    secret.
+    open messages, live leases, runtimes and newest workflow runs. Metadata only: never a message's
+    content, a reply, a run's payload or a secret.
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     GetOpsSnapshot: _aio.UnaryUnaryMultiCallable[_ops_service_pb2.GetOpsSnapshotRequest, _ops_service_pb2.GetOpsSnapshotResponse]  # type: ignore[assignment]
     """GetOpsSnapshot returns one project's state as one read sees it: its agents (online first, then by
-    name), its newest open messages, its live leases and its runtimes, each list capped and counted.
-    Workflow runs are listed by WorkflowService.ListWorkflowRuns.
+    name), its newest open messages, its live leases, its runtimes and its newest workflow runs, each
+    list capped and counted (WorkflowService.ListWorkflowRuns pages through every run).
 
     Errors:
     - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
@@ -67,11 +83,27 @@ class OpsServiceAsyncStub(OpsServiceStub):
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names.
     - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
     """
+    WatchOps: _aio.UnaryStreamMultiCallable[_ops_service_pb2.WatchOpsRequest, _ops_service_pb2.WatchOpsResponse]  # type: ignore[assignment]
+    """WatchOps streams one project's ops snapshot: the current one first, then a new one each time what
+    it shows changes (a write to the project's agents, messages, leases, runtimes or workflow runs on
+    any replica, or a presence window or lease lapsing on the hub's clock), at most about ten a second.
+    It is level-triggered: a consumer too slow for every state gets the newest, never a backlog. To
+    resume (after a cut, on another replica), pass the last version received as `after_version`:
+    nothing is sent until the state differs from it.
+
+    The stream ends with UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN) when the hub stops, and with
+    UNAUTHENTICATED (ERROR_REASON_INVALID_AUTH) when the named operator watching is revoked.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED, INVALID_ARGUMENT, NOT_FOUND: as for GetOpsSnapshot.
+    - RESOURCE_EXHAUSTED (ERROR_REASON_STREAM_LIMIT_REACHED): the hub process serves its maximum of ops watches.
+    - UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN): the hub is stopping; watch again (another replica) with the last version.
+    """
 
 class OpsServiceServicer(metaclass=_abc_1.ABCMeta):
     """OpsService gives operators the view of a project that an operations dashboard shows: its agents,
-    open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
-    secret.
+    open messages, live leases, runtimes and newest workflow runs. Metadata only: never a message's
+    content, a reply, a run's payload or a secret.
     """
 
     @_abc_1.abstractmethod
@@ -81,14 +113,36 @@ class OpsServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_ops_service_pb2.GetOpsSnapshotResponse, _abc.Awaitable[_ops_service_pb2.GetOpsSnapshotResponse]]:
         """GetOpsSnapshot returns one project's state as one read sees it: its agents (online first, then by
-        name), its newest open messages, its live leases and its runtimes, each list capped and counted.
-        Workflow runs are listed by WorkflowService.ListWorkflowRuns.
+        name), its newest open messages, its live leases, its runtimes and its newest workflow runs, each
+        list capped and counted (WorkflowService.ListWorkflowRuns pages through every run).
 
         Errors:
         - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
         - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names.
         - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+        """
+
+    @_abc_1.abstractmethod
+    def WatchOps(
+        self,
+        request: _ops_service_pb2.WatchOpsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_ops_service_pb2.WatchOpsResponse], _abc.AsyncIterator[_ops_service_pb2.WatchOpsResponse]]:
+        """WatchOps streams one project's ops snapshot: the current one first, then a new one each time what
+        it shows changes (a write to the project's agents, messages, leases, runtimes or workflow runs on
+        any replica, or a presence window or lease lapsing on the hub's clock), at most about ten a second.
+        It is level-triggered: a consumer too slow for every state gets the newest, never a backlog. To
+        resume (after a cut, on another replica), pass the last version received as `after_version`:
+        nothing is sent until the state differs from it.
+
+        The stream ends with UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN) when the hub stops, and with
+        UNAUTHENTICATED (ERROR_REASON_INVALID_AUTH) when the named operator watching is revoked.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED, INVALID_ARGUMENT, NOT_FOUND: as for GetOpsSnapshot.
+        - RESOURCE_EXHAUSTED (ERROR_REASON_STREAM_LIMIT_REACHED): the hub process serves its maximum of ops watches.
+        - UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN): the hub is stopping; watch again (another replica) with the last version.
         """
 
 def add_OpsServiceServicer_to_server(servicer: OpsServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

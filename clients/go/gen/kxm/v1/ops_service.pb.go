@@ -22,6 +22,116 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// Request message for OpsService.WatchOps.
+type WatchOpsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The project; empty when the call names it with `x-kxm-project`, and then equal to it if given.
+	Project string `protobuf:"bytes,1,opt,name=project,proto3" json:"project,omitempty"`
+	// The version of the last snapshot received (empty: none): the first one sent differs from it.
+	AfterVersion  string `protobuf:"bytes,2,opt,name=after_version,json=afterVersion,proto3" json:"after_version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchOpsRequest) Reset() {
+	*x = WatchOpsRequest{}
+	mi := &file_kxm_v1_ops_service_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchOpsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchOpsRequest) ProtoMessage() {}
+
+func (x *WatchOpsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_ops_service_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchOpsRequest.ProtoReflect.Descriptor instead.
+func (*WatchOpsRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_ops_service_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *WatchOpsRequest) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *WatchOpsRequest) GetAfterVersion() string {
+	if x != nil {
+		return x.AfterVersion
+	}
+	return ""
+}
+
+// Response message for OpsService.WatchOps: one state of the project.
+type WatchOpsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The project's snapshot, as GetOpsSnapshot returns it.
+	Snapshot *GetOpsSnapshotResponse `protobuf:"bytes,1,opt,name=snapshot,proto3" json:"snapshot,omitempty"`
+	// An opaque digest of what the snapshot shows (its time left out): equal versions, equal states.
+	Version       string `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchOpsResponse) Reset() {
+	*x = WatchOpsResponse{}
+	mi := &file_kxm_v1_ops_service_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchOpsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchOpsResponse) ProtoMessage() {}
+
+func (x *WatchOpsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_ops_service_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchOpsResponse.ProtoReflect.Descriptor instead.
+func (*WatchOpsResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_ops_service_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *WatchOpsResponse) GetSnapshot() *GetOpsSnapshotResponse {
+	if x != nil {
+		return x.Snapshot
+	}
+	return nil
+}
+
+func (x *WatchOpsResponse) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
 // Request message for OpsService.GetOpsSnapshot.
 type GetOpsSnapshotRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -33,7 +143,7 @@ type GetOpsSnapshotRequest struct {
 
 func (x *GetOpsSnapshotRequest) Reset() {
 	*x = GetOpsSnapshotRequest{}
-	mi := &file_kxm_v1_ops_service_proto_msgTypes[0]
+	mi := &file_kxm_v1_ops_service_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -45,7 +155,7 @@ func (x *GetOpsSnapshotRequest) String() string {
 func (*GetOpsSnapshotRequest) ProtoMessage() {}
 
 func (x *GetOpsSnapshotRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_ops_service_proto_msgTypes[0]
+	mi := &file_kxm_v1_ops_service_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -58,7 +168,7 @@ func (x *GetOpsSnapshotRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetOpsSnapshotRequest.ProtoReflect.Descriptor instead.
 func (*GetOpsSnapshotRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_ops_service_proto_rawDescGZIP(), []int{0}
+	return file_kxm_v1_ops_service_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *GetOpsSnapshotRequest) GetProject() string {
@@ -93,7 +203,7 @@ type OpsMessage struct {
 
 func (x *OpsMessage) Reset() {
 	*x = OpsMessage{}
-	mi := &file_kxm_v1_ops_service_proto_msgTypes[1]
+	mi := &file_kxm_v1_ops_service_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -105,7 +215,7 @@ func (x *OpsMessage) String() string {
 func (*OpsMessage) ProtoMessage() {}
 
 func (x *OpsMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_ops_service_proto_msgTypes[1]
+	mi := &file_kxm_v1_ops_service_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -118,7 +228,7 @@ func (x *OpsMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpsMessage.ProtoReflect.Descriptor instead.
 func (*OpsMessage) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_ops_service_proto_rawDescGZIP(), []int{1}
+	return file_kxm_v1_ops_service_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *OpsMessage) GetId() string {
@@ -199,14 +309,18 @@ type GetOpsSnapshotResponse struct {
 	// Its runtimes, by id; at most 100.
 	Runtimes []*Runtime `protobuf:"bytes,9,rep,name=runtimes,proto3" json:"runtimes,omitempty"`
 	// How many runtimes it has.
-	RuntimeTotal  int32 `protobuf:"varint,10,opt,name=runtime_total,json=runtimeTotal,proto3" json:"runtime_total,omitempty"`
+	RuntimeTotal int32 `protobuf:"varint,10,opt,name=runtime_total,json=runtimeTotal,proto3" json:"runtime_total,omitempty"`
+	// Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+	Runs []*OpsRun `protobuf:"bytes,11,rep,name=runs,proto3" json:"runs,omitempty"`
+	// How many workflow runs it has (every status).
+	RunTotal      int32 `protobuf:"varint,12,opt,name=run_total,json=runTotal,proto3" json:"run_total,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetOpsSnapshotResponse) Reset() {
 	*x = GetOpsSnapshotResponse{}
-	mi := &file_kxm_v1_ops_service_proto_msgTypes[2]
+	mi := &file_kxm_v1_ops_service_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -218,7 +332,7 @@ func (x *GetOpsSnapshotResponse) String() string {
 func (*GetOpsSnapshotResponse) ProtoMessage() {}
 
 func (x *GetOpsSnapshotResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_ops_service_proto_msgTypes[2]
+	mi := &file_kxm_v1_ops_service_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -231,7 +345,7 @@ func (x *GetOpsSnapshotResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetOpsSnapshotResponse.ProtoReflect.Descriptor instead.
 func (*GetOpsSnapshotResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_ops_service_proto_rawDescGZIP(), []int{2}
+	return file_kxm_v1_ops_service_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *GetOpsSnapshotResponse) GetProject() string {
@@ -304,11 +418,122 @@ func (x *GetOpsSnapshotResponse) GetRuntimeTotal() int32 {
 	return 0
 }
 
+func (x *GetOpsSnapshotResponse) GetRuns() []*OpsRun {
+	if x != nil {
+		return x.Runs
+	}
+	return nil
+}
+
+func (x *GetOpsSnapshotResponse) GetRunTotal() int32 {
+	if x != nil {
+		return x.RunTotal
+	}
+	return 0
+}
+
+// OpsRun is a workflow run as the dashboard lists it: what it runs and where it stands, never its payload.
+type OpsRun struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The run id.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The definition it runs.
+	DefinitionId string `protobuf:"bytes,2,opt,name=definition_id,json=definitionId,proto3" json:"definition_id,omitempty"`
+	// Where it stands.
+	Status WorkflowRunStatus `protobuf:"varint,3,opt,name=status,proto3,enum=kxm.v1.WorkflowRunStatus" json:"status,omitempty"`
+	// The stage a stage run is on (empty for a step run, and once a run ended).
+	CurrentStageId string `protobuf:"bytes,4,opt,name=current_stage_id,json=currentStageId,proto3" json:"current_stage_id,omitempty"`
+	// When it started.
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	// When it last changed.
+	UpdateTime    *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=update_time,json=updateTime,proto3" json:"update_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OpsRun) Reset() {
+	*x = OpsRun{}
+	mi := &file_kxm_v1_ops_service_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OpsRun) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OpsRun) ProtoMessage() {}
+
+func (x *OpsRun) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_ops_service_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OpsRun.ProtoReflect.Descriptor instead.
+func (*OpsRun) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_ops_service_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *OpsRun) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *OpsRun) GetDefinitionId() string {
+	if x != nil {
+		return x.DefinitionId
+	}
+	return ""
+}
+
+func (x *OpsRun) GetStatus() WorkflowRunStatus {
+	if x != nil {
+		return x.Status
+	}
+	return WorkflowRunStatus_WORKFLOW_RUN_STATUS_UNSPECIFIED
+}
+
+func (x *OpsRun) GetCurrentStageId() string {
+	if x != nil {
+		return x.CurrentStageId
+	}
+	return ""
+}
+
+func (x *OpsRun) GetCreateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreateTime
+	}
+	return nil
+}
+
+func (x *OpsRun) GetUpdateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdateTime
+	}
+	return nil
+}
+
 var File_kxm_v1_ops_service_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_ops_service_proto_rawDesc = "" +
 	"\n" +
-	"\x18kxm/v1/ops_service.proto\x12\x06kxm.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\"1\n" +
+	"\x18kxm/v1/ops_service.proto\x12\x06kxm.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\x1a\x1bkxm/v1/workflow_types.proto\"X\n" +
+	"\x0fWatchOpsRequest\x12\x18\n" +
+	"\aproject\x18\x01 \x01(\tR\aproject\x12+\n" +
+	"\rafter_version\x18\x02 \x01(\tB\x06\xf2\xe0\x18\x02\b@R\fafterVersion\"h\n" +
+	"\x10WatchOpsResponse\x12:\n" +
+	"\bsnapshot\x18\x01 \x01(\v2\x1e.kxm.v1.GetOpsSnapshotResponseR\bsnapshot\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\tR\aversion\"1\n" +
 	"\x15GetOpsSnapshotRequest\x12\x18\n" +
 	"\aproject\x18\x01 \x01(\tR\aproject\"\xe3\x02\n" +
 	"\n" +
@@ -322,7 +547,7 @@ const file_kxm_v1_ops_service_proto_rawDesc = "" +
 	"createTime\x12;\n" +
 	"\vexpire_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"expireTime\x12%\n" +
-	"\x0ecorrelation_id\x18\b \x01(\tR\rcorrelationId\"\xbc\x03\n" +
+	"\x0ecorrelation_id\x18\b \x01(\tR\rcorrelationId\"\xfd\x03\n" +
 	"\x16GetOpsSnapshotResponse\x12\x18\n" +
 	"\aproject\x18\x01 \x01(\tR\aproject\x12?\n" +
 	"\rsnapshot_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\fsnapshotTime\x12%\n" +
@@ -336,10 +561,22 @@ const file_kxm_v1_ops_service_proto_rawDesc = "" +
 	"leaseTotal\x12+\n" +
 	"\bruntimes\x18\t \x03(\v2\x0f.kxm.v1.RuntimeR\bruntimes\x12#\n" +
 	"\rruntime_total\x18\n" +
-	" \x01(\x05R\fruntimeTotal2k\n" +
+	" \x01(\x05R\fruntimeTotal\x12\"\n" +
+	"\x04runs\x18\v \x03(\v2\x0e.kxm.v1.OpsRunR\x04runs\x12\x1b\n" +
+	"\trun_total\x18\f \x01(\x05R\brunTotal\"\x94\x02\n" +
+	"\x06OpsRun\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12#\n" +
+	"\rdefinition_id\x18\x02 \x01(\tR\fdefinitionId\x121\n" +
+	"\x06status\x18\x03 \x01(\x0e2\x19.kxm.v1.WorkflowRunStatusR\x06status\x12(\n" +
+	"\x10current_stage_id\x18\x04 \x01(\tR\x0ecurrentStageId\x12;\n" +
+	"\vcreate_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"createTime\x12;\n" +
+	"\vupdate_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"updateTime2\xba\x01\n" +
 	"\n" +
 	"OpsService\x12]\n" +
-	"\x0eGetOpsSnapshot\x12\x1d.kxm.v1.GetOpsSnapshotRequest\x1a\x1e.kxm.v1.GetOpsSnapshotResponse\"\f\xea\xe0\x18\b\b\x02\x10\x01\x18\x01(\x04B\x7f\n" +
+	"\x0eGetOpsSnapshot\x12\x1d.kxm.v1.GetOpsSnapshotRequest\x1a\x1e.kxm.v1.GetOpsSnapshotResponse\"\f\xea\xe0\x18\b\b\x02\x10\x01\x18\x01(\x04\x12M\n" +
+	"\bWatchOps\x12\x17.kxm.v1.WatchOpsRequest\x1a\x18.kxm.v1.WatchOpsResponse\"\f\xea\xe0\x18\b\b\x02\x10\x01\x18\x01(\x020\x01B\x7f\n" +
 	"\n" +
 	"dev.kxm.v1B\x0fOpsServiceProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 
@@ -355,35 +592,46 @@ func file_kxm_v1_ops_service_proto_rawDescGZIP() []byte {
 	return file_kxm_v1_ops_service_proto_rawDescData
 }
 
-var file_kxm_v1_ops_service_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_kxm_v1_ops_service_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_kxm_v1_ops_service_proto_goTypes = []any{
-	(*GetOpsSnapshotRequest)(nil),  // 0: kxm.v1.GetOpsSnapshotRequest
-	(*OpsMessage)(nil),             // 1: kxm.v1.OpsMessage
-	(*GetOpsSnapshotResponse)(nil), // 2: kxm.v1.GetOpsSnapshotResponse
-	(MessageState)(0),              // 3: kxm.v1.MessageState
-	(Delivery)(0),                  // 4: kxm.v1.Delivery
-	(*timestamppb.Timestamp)(nil),  // 5: google.protobuf.Timestamp
-	(*Agent)(nil),                  // 6: kxm.v1.Agent
-	(*Lease)(nil),                  // 7: kxm.v1.Lease
-	(*Runtime)(nil),                // 8: kxm.v1.Runtime
+	(*WatchOpsRequest)(nil),        // 0: kxm.v1.WatchOpsRequest
+	(*WatchOpsResponse)(nil),       // 1: kxm.v1.WatchOpsResponse
+	(*GetOpsSnapshotRequest)(nil),  // 2: kxm.v1.GetOpsSnapshotRequest
+	(*OpsMessage)(nil),             // 3: kxm.v1.OpsMessage
+	(*GetOpsSnapshotResponse)(nil), // 4: kxm.v1.GetOpsSnapshotResponse
+	(*OpsRun)(nil),                 // 5: kxm.v1.OpsRun
+	(MessageState)(0),              // 6: kxm.v1.MessageState
+	(Delivery)(0),                  // 7: kxm.v1.Delivery
+	(*timestamppb.Timestamp)(nil),  // 8: google.protobuf.Timestamp
+	(*Agent)(nil),                  // 9: kxm.v1.Agent
+	(*Lease)(nil),                  // 10: kxm.v1.Lease
+	(*Runtime)(nil),                // 11: kxm.v1.Runtime
+	(WorkflowRunStatus)(0),         // 12: kxm.v1.WorkflowRunStatus
 }
 var file_kxm_v1_ops_service_proto_depIdxs = []int32{
-	3,  // 0: kxm.v1.OpsMessage.state:type_name -> kxm.v1.MessageState
-	4,  // 1: kxm.v1.OpsMessage.delivery:type_name -> kxm.v1.Delivery
-	5,  // 2: kxm.v1.OpsMessage.create_time:type_name -> google.protobuf.Timestamp
-	5,  // 3: kxm.v1.OpsMessage.expire_time:type_name -> google.protobuf.Timestamp
-	5,  // 4: kxm.v1.GetOpsSnapshotResponse.snapshot_time:type_name -> google.protobuf.Timestamp
-	6,  // 5: kxm.v1.GetOpsSnapshotResponse.agents:type_name -> kxm.v1.Agent
-	1,  // 6: kxm.v1.GetOpsSnapshotResponse.open_messages:type_name -> kxm.v1.OpsMessage
-	7,  // 7: kxm.v1.GetOpsSnapshotResponse.leases:type_name -> kxm.v1.Lease
-	8,  // 8: kxm.v1.GetOpsSnapshotResponse.runtimes:type_name -> kxm.v1.Runtime
-	0,  // 9: kxm.v1.OpsService.GetOpsSnapshot:input_type -> kxm.v1.GetOpsSnapshotRequest
-	2,  // 10: kxm.v1.OpsService.GetOpsSnapshot:output_type -> kxm.v1.GetOpsSnapshotResponse
-	10, // [10:11] is the sub-list for method output_type
-	9,  // [9:10] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	4,  // 0: kxm.v1.WatchOpsResponse.snapshot:type_name -> kxm.v1.GetOpsSnapshotResponse
+	6,  // 1: kxm.v1.OpsMessage.state:type_name -> kxm.v1.MessageState
+	7,  // 2: kxm.v1.OpsMessage.delivery:type_name -> kxm.v1.Delivery
+	8,  // 3: kxm.v1.OpsMessage.create_time:type_name -> google.protobuf.Timestamp
+	8,  // 4: kxm.v1.OpsMessage.expire_time:type_name -> google.protobuf.Timestamp
+	8,  // 5: kxm.v1.GetOpsSnapshotResponse.snapshot_time:type_name -> google.protobuf.Timestamp
+	9,  // 6: kxm.v1.GetOpsSnapshotResponse.agents:type_name -> kxm.v1.Agent
+	3,  // 7: kxm.v1.GetOpsSnapshotResponse.open_messages:type_name -> kxm.v1.OpsMessage
+	10, // 8: kxm.v1.GetOpsSnapshotResponse.leases:type_name -> kxm.v1.Lease
+	11, // 9: kxm.v1.GetOpsSnapshotResponse.runtimes:type_name -> kxm.v1.Runtime
+	5,  // 10: kxm.v1.GetOpsSnapshotResponse.runs:type_name -> kxm.v1.OpsRun
+	12, // 11: kxm.v1.OpsRun.status:type_name -> kxm.v1.WorkflowRunStatus
+	8,  // 12: kxm.v1.OpsRun.create_time:type_name -> google.protobuf.Timestamp
+	8,  // 13: kxm.v1.OpsRun.update_time:type_name -> google.protobuf.Timestamp
+	2,  // 14: kxm.v1.OpsService.GetOpsSnapshot:input_type -> kxm.v1.GetOpsSnapshotRequest
+	0,  // 15: kxm.v1.OpsService.WatchOps:input_type -> kxm.v1.WatchOpsRequest
+	4,  // 16: kxm.v1.OpsService.GetOpsSnapshot:output_type -> kxm.v1.GetOpsSnapshotResponse
+	1,  // 17: kxm.v1.OpsService.WatchOps:output_type -> kxm.v1.WatchOpsResponse
+	16, // [16:18] is the sub-list for method output_type
+	14, // [14:16] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_ops_service_proto_init() }
@@ -393,13 +641,14 @@ func file_kxm_v1_ops_service_proto_init() {
 	}
 	file_kxm_v1_options_proto_init()
 	file_kxm_v1_types_proto_init()
+	file_kxm_v1_workflow_types_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kxm_v1_ops_service_proto_rawDesc), len(file_kxm_v1_ops_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -20,6 +20,7 @@ const _ = grpc.SupportPackageIsVersion9
 
 const (
 	OpsService_GetOpsSnapshot_FullMethodName = "/kxm.v1.OpsService/GetOpsSnapshot"
+	OpsService_WatchOps_FullMethodName       = "/kxm.v1.OpsService/WatchOps"
 )
 
 // OpsServiceClient is the client API for OpsService service.
@@ -27,12 +28,12 @@ const (
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
 // OpsService gives operators the view of a project that an operations dashboard shows: its agents,
-// open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
-// secret.
+// open messages, live leases, runtimes and newest workflow runs. Metadata only: never a message's
+// content, a reply, a run's payload or a secret.
 type OpsServiceClient interface {
 	// GetOpsSnapshot returns one project's state as one read sees it: its agents (online first, then by
-	// name), its newest open messages, its live leases and its runtimes, each list capped and counted.
-	// Workflow runs are listed by WorkflowService.ListWorkflowRuns.
+	// name), its newest open messages, its live leases, its runtimes and its newest workflow runs, each
+	// list capped and counted (WorkflowService.ListWorkflowRuns pages through every run).
 	//
 	// Errors:
 	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
@@ -40,6 +41,21 @@ type OpsServiceClient interface {
 	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names.
 	// - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
 	GetOpsSnapshot(ctx context.Context, in *GetOpsSnapshotRequest, opts ...grpc.CallOption) (*GetOpsSnapshotResponse, error)
+	// WatchOps streams one project's ops snapshot: the current one first, then a new one each time what
+	// it shows changes (a write to the project's agents, messages, leases, runtimes or workflow runs on
+	// any replica, or a presence window or lease lapsing on the hub's clock), at most about ten a second.
+	// It is level-triggered: a consumer too slow for every state gets the newest, never a backlog. To
+	// resume (after a cut, on another replica), pass the last version received as `after_version`:
+	// nothing is sent until the state differs from it.
+	//
+	// The stream ends with UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN) when the hub stops, and with
+	// UNAUTHENTICATED (ERROR_REASON_INVALID_AUTH) when the named operator watching is revoked.
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED, INVALID_ARGUMENT, NOT_FOUND: as for GetOpsSnapshot.
+	// - RESOURCE_EXHAUSTED (ERROR_REASON_STREAM_LIMIT_REACHED): the hub process serves its maximum of ops watches.
+	// - UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN): the hub is stopping; watch again (another replica) with the last version.
+	WatchOps(ctx context.Context, in *WatchOpsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchOpsResponse], error)
 }
 
 type opsServiceClient struct {
@@ -60,17 +76,36 @@ func (c *opsServiceClient) GetOpsSnapshot(ctx context.Context, in *GetOpsSnapsho
 	return out, nil
 }
 
+func (c *opsServiceClient) WatchOps(ctx context.Context, in *WatchOpsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchOpsResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &OpsService_ServiceDesc.Streams[0], OpsService_WatchOps_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchOpsRequest, WatchOpsResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type OpsService_WatchOpsClient = grpc.ServerStreamingClient[WatchOpsResponse]
+
 // OpsServiceServer is the server API for OpsService service.
 // All implementations must embed UnimplementedOpsServiceServer
 // for forward compatibility.
 //
 // OpsService gives operators the view of a project that an operations dashboard shows: its agents,
-// open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
-// secret.
+// open messages, live leases, runtimes and newest workflow runs. Metadata only: never a message's
+// content, a reply, a run's payload or a secret.
 type OpsServiceServer interface {
 	// GetOpsSnapshot returns one project's state as one read sees it: its agents (online first, then by
-	// name), its newest open messages, its live leases and its runtimes, each list capped and counted.
-	// Workflow runs are listed by WorkflowService.ListWorkflowRuns.
+	// name), its newest open messages, its live leases, its runtimes and its newest workflow runs, each
+	// list capped and counted (WorkflowService.ListWorkflowRuns pages through every run).
 	//
 	// Errors:
 	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
@@ -78,6 +113,21 @@ type OpsServiceServer interface {
 	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names.
 	// - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
 	GetOpsSnapshot(context.Context, *GetOpsSnapshotRequest) (*GetOpsSnapshotResponse, error)
+	// WatchOps streams one project's ops snapshot: the current one first, then a new one each time what
+	// it shows changes (a write to the project's agents, messages, leases, runtimes or workflow runs on
+	// any replica, or a presence window or lease lapsing on the hub's clock), at most about ten a second.
+	// It is level-triggered: a consumer too slow for every state gets the newest, never a backlog. To
+	// resume (after a cut, on another replica), pass the last version received as `after_version`:
+	// nothing is sent until the state differs from it.
+	//
+	// The stream ends with UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN) when the hub stops, and with
+	// UNAUTHENTICATED (ERROR_REASON_INVALID_AUTH) when the named operator watching is revoked.
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED, INVALID_ARGUMENT, NOT_FOUND: as for GetOpsSnapshot.
+	// - RESOURCE_EXHAUSTED (ERROR_REASON_STREAM_LIMIT_REACHED): the hub process serves its maximum of ops watches.
+	// - UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN): the hub is stopping; watch again (another replica) with the last version.
+	WatchOps(*WatchOpsRequest, grpc.ServerStreamingServer[WatchOpsResponse]) error
 	mustEmbedUnimplementedOpsServiceServer()
 }
 
@@ -90,6 +140,9 @@ type UnimplementedOpsServiceServer struct{}
 
 func (UnimplementedOpsServiceServer) GetOpsSnapshot(context.Context, *GetOpsSnapshotRequest) (*GetOpsSnapshotResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetOpsSnapshot not implemented")
+}
+func (UnimplementedOpsServiceServer) WatchOps(*WatchOpsRequest, grpc.ServerStreamingServer[WatchOpsResponse]) error {
+	return status.Error(codes.Unimplemented, "method WatchOps not implemented")
 }
 func (UnimplementedOpsServiceServer) mustEmbedUnimplementedOpsServiceServer() {}
 func (UnimplementedOpsServiceServer) testEmbeddedByValue()                    {}
@@ -130,6 +183,17 @@ func _OpsService_GetOpsSnapshot_Handler(srv interface{}, ctx context.Context, de
 	return interceptor(ctx, in, info, handler)
 }
 
+func _OpsService_WatchOps_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchOpsRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(OpsServiceServer).WatchOps(m, &grpc.GenericServerStream[WatchOpsRequest, WatchOpsResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type OpsService_WatchOpsServer = grpc.ServerStreamingServer[WatchOpsResponse]
+
 // OpsService_ServiceDesc is the grpc.ServiceDesc for OpsService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -142,6 +206,12 @@ var OpsService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _OpsService_GetOpsSnapshot_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "WatchOps",
+			Handler:       _OpsService_WatchOps_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "kxm/v1/ops_service.proto",
 }

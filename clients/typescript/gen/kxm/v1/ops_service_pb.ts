@@ -9,13 +9,71 @@ import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import { file_kxm_v1_options } from "./options_pb.js";
 import type { Agent, Delivery, Lease, MessageState, Runtime } from "./types_pb.js";
 import { file_kxm_v1_types } from "./types_pb.js";
+import type { WorkflowRunStatus } from "./workflow_types_pb.js";
+import { file_kxm_v1_workflow_types } from "./workflow_types_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file kxm/v1/ops_service.proto.
  */
 export const file_kxm_v1_ops_service: GenFile = /*@__PURE__*/
-  fileDesc("ChhreG0vdjEvb3BzX3NlcnZpY2UucHJvdG8SBmt4bS52MSIoChVHZXRPcHNTbmFwc2hvdFJlcXVlc3QSDwoHcHJvamVjdBgBIAEoCSKLAgoKT3BzTWVzc2FnZRIKCgJpZBgBIAEoCRIjCgVzdGF0ZRgCIAEoDjIULmt4bS52MS5NZXNzYWdlU3RhdGUSFwoPZnJvbV9hZ2VudF9uYW1lGAMgASgJEhUKDXRvX2FnZW50X25hbWUYBCABKAkSIgoIZGVsaXZlcnkYBSABKA4yEC5reG0udjEuRGVsaXZlcnkSLwoLY3JlYXRlX3RpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2V4cGlyZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg5jb3JyZWxhdGlvbl9pZBgIIAEoCSLFAgoWR2V0T3BzU25hcHNob3RSZXNwb25zZRIPCgdwcm9qZWN0GAEgASgJEjEKDXNuYXBzaG90X3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh0KBmFnZW50cxgDIAMoCzINLmt4bS52MS5BZ2VudBITCgthZ2VudF90b3RhbBgEIAEoBRIpCg1vcGVuX21lc3NhZ2VzGAUgAygLMhIua3htLnYxLk9wc01lc3NhZ2USGgoSb3Blbl9tZXNzYWdlX3RvdGFsGAYgASgFEh0KBmxlYXNlcxgHIAMoCzINLmt4bS52MS5MZWFzZRITCgtsZWFzZV90b3RhbBgIIAEoBRIhCghydW50aW1lcxgJIAMoCzIPLmt4bS52MS5SdW50aW1lEhUKDXJ1bnRpbWVfdG90YWwYCiABKAUyawoKT3BzU2VydmljZRJdCg5HZXRPcHNTbmFwc2hvdBIdLmt4bS52MS5HZXRPcHNTbmFwc2hvdFJlcXVlc3QaHi5reG0udjEuR2V0T3BzU25hcHNob3RSZXNwb25zZSIM6uAYCAgCEAEYASgEQn8KCmRldi5reG0udjFCD09wc1NlcnZpY2VQcm90b1ABWidreG0uZGV2L2h1Yi9jbGllbnRzL2dvL2dlbi9reG0vdjE7a3htdjGiAgNLWFiqAgZLeG0uVjHKAgZLeG1cVjHiAhJLeG1cVjFcR1BCTWV0YWRhdGHqAgdLeG06OlYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_kxm_v1_options, file_kxm_v1_types]);
+  fileDesc("ChhreG0vdjEvb3BzX3NlcnZpY2UucHJvdG8SBmt4bS52MSJBCg9XYXRjaE9wc1JlcXVlc3QSDwoHcHJvamVjdBgBIAEoCRIdCg1hZnRlcl92ZXJzaW9uGAIgASgJQgby4BgCCEAiVQoQV2F0Y2hPcHNSZXNwb25zZRIwCghzbmFwc2hvdBgBIAEoCzIeLmt4bS52MS5HZXRPcHNTbmFwc2hvdFJlc3BvbnNlEg8KB3ZlcnNpb24YAiABKAkiKAoVR2V0T3BzU25hcHNob3RSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkiiwIKCk9wc01lc3NhZ2USCgoCaWQYASABKAkSIwoFc3RhdGUYAiABKA4yFC5reG0udjEuTWVzc2FnZVN0YXRlEhcKD2Zyb21fYWdlbnRfbmFtZRgDIAEoCRIVCg10b19hZ2VudF9uYW1lGAQgASgJEiIKCGRlbGl2ZXJ5GAUgASgOMhAua3htLnYxLkRlbGl2ZXJ5Ei8KC2NyZWF0ZV90aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtleHBpcmVfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOY29ycmVsYXRpb25faWQYCCABKAki9gIKFkdldE9wc1NuYXBzaG90UmVzcG9uc2USDwoHcHJvamVjdBgBIAEoCRIxCg1zbmFwc2hvdF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIdCgZhZ2VudHMYAyADKAsyDS5reG0udjEuQWdlbnQSEwoLYWdlbnRfdG90YWwYBCABKAUSKQoNb3Blbl9tZXNzYWdlcxgFIAMoCzISLmt4bS52MS5PcHNNZXNzYWdlEhoKEm9wZW5fbWVzc2FnZV90b3RhbBgGIAEoBRIdCgZsZWFzZXMYByADKAsyDS5reG0udjEuTGVhc2USEwoLbGVhc2VfdG90YWwYCCABKAUSIQoIcnVudGltZXMYCSADKAsyDy5reG0udjEuUnVudGltZRIVCg1ydW50aW1lX3RvdGFsGAogASgFEhwKBHJ1bnMYCyADKAsyDi5reG0udjEuT3BzUnVuEhEKCXJ1bl90b3RhbBgMIAEoBSLSAQoGT3BzUnVuEgoKAmlkGAEgASgJEhUKDWRlZmluaXRpb25faWQYAiABKAkSKQoGc3RhdHVzGAMgASgOMhkua3htLnYxLldvcmtmbG93UnVuU3RhdHVzEhgKEGN1cnJlbnRfc3RhZ2VfaWQYBCABKAkSLwoLY3JlYXRlX3RpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3VwZGF0ZV90aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcDK6AQoKT3BzU2VydmljZRJdCg5HZXRPcHNTbmFwc2hvdBIdLmt4bS52MS5HZXRPcHNTbmFwc2hvdFJlcXVlc3QaHi5reG0udjEuR2V0T3BzU25hcHNob3RSZXNwb25zZSIM6uAYCAgCEAEYASgEEk0KCFdhdGNoT3BzEhcua3htLnYxLldhdGNoT3BzUmVxdWVzdBoYLmt4bS52MS5XYXRjaE9wc1Jlc3BvbnNlIgzq4BgICAIQARgBKAIwAUJ/CgpkZXYua3htLnYxQg9PcHNTZXJ2aWNlUHJvdG9QAVona3htLmRldi9odWIvY2xpZW50cy9nby9nZW4va3htL3YxO2t4bXYxogIDS1hYqgIGS3htLlYxygIGS3htXFYx4gISS3htXFYxXEdQQk1ldGFkYXRh6gIHS3htOjpWMWIGcHJvdG8z", [file_google_protobuf_timestamp, file_kxm_v1_options, file_kxm_v1_types, file_kxm_v1_workflow_types]);
+
+/**
+ * Request message for OpsService.WatchOps.
+ *
+ * @generated from message kxm.v1.WatchOpsRequest
+ */
+export type WatchOpsRequest = Message<"kxm.v1.WatchOpsRequest"> & {
+  /**
+   * The project; empty when the call names it with `x-kxm-project`, and then equal to it if given.
+   *
+   * @generated from field: string project = 1;
+   */
+  project: string;
+
+  /**
+   * The version of the last snapshot received (empty: none): the first one sent differs from it.
+   *
+   * @generated from field: string after_version = 2;
+   */
+  afterVersion: string;
+};
+
+/**
+ * Describes the message kxm.v1.WatchOpsRequest.
+ * Use `create(WatchOpsRequestSchema)` to create a new message.
+ */
+export const WatchOpsRequestSchema: GenMessage<WatchOpsRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_ops_service, 0);
+
+/**
+ * Response message for OpsService.WatchOps: one state of the project.
+ *
+ * @generated from message kxm.v1.WatchOpsResponse
+ */
+export type WatchOpsResponse = Message<"kxm.v1.WatchOpsResponse"> & {
+  /**
+   * The project's snapshot, as GetOpsSnapshot returns it.
+   *
+   * @generated from field: kxm.v1.GetOpsSnapshotResponse snapshot = 1;
+   */
+  snapshot?: GetOpsSnapshotResponse | undefined;
+
+  /**
+   * An opaque digest of what the snapshot shows (its time left out): equal versions, equal states.
+   *
+   * @generated from field: string version = 2;
+   */
+  version: string;
+};
+
+/**
+ * Describes the message kxm.v1.WatchOpsResponse.
+ * Use `create(WatchOpsResponseSchema)` to create a new message.
+ */
+export const WatchOpsResponseSchema: GenMessage<WatchOpsResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_ops_service, 1);
 
 /**
  * Request message for OpsService.GetOpsSnapshot.
@@ -36,7 +94,7 @@ export type GetOpsSnapshotRequest = Message<"kxm.v1.GetOpsSnapshotRequest"> & {
  * Use `create(GetOpsSnapshotRequestSchema)` to create a new message.
  */
 export const GetOpsSnapshotRequestSchema: GenMessage<GetOpsSnapshotRequest> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_ops_service, 0);
+  messageDesc(file_kxm_v1_ops_service, 2);
 
 /**
  * OpsMessage is an open message as the dashboard shows it: who sent it to whom and when, never its content.
@@ -106,7 +164,7 @@ export type OpsMessage = Message<"kxm.v1.OpsMessage"> & {
  * Use `create(OpsMessageSchema)` to create a new message.
  */
 export const OpsMessageSchema: GenMessage<OpsMessage> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_ops_service, 1);
+  messageDesc(file_kxm_v1_ops_service, 3);
 
 /**
  * Response message for OpsService.GetOpsSnapshot.
@@ -183,6 +241,20 @@ export type GetOpsSnapshotResponse = Message<"kxm.v1.GetOpsSnapshotResponse"> & 
    * @generated from field: int32 runtime_total = 10;
    */
   runtimeTotal: number;
+
+  /**
+   * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+   *
+   * @generated from field: repeated kxm.v1.OpsRun runs = 11;
+   */
+  runs: OpsRun[];
+
+  /**
+   * How many workflow runs it has (every status).
+   *
+   * @generated from field: int32 run_total = 12;
+   */
+  runTotal: number;
 };
 
 /**
@@ -190,20 +262,76 @@ export type GetOpsSnapshotResponse = Message<"kxm.v1.GetOpsSnapshotResponse"> & 
  * Use `create(GetOpsSnapshotResponseSchema)` to create a new message.
  */
 export const GetOpsSnapshotResponseSchema: GenMessage<GetOpsSnapshotResponse> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_ops_service, 2);
+  messageDesc(file_kxm_v1_ops_service, 4);
+
+/**
+ * OpsRun is a workflow run as the dashboard lists it: what it runs and where it stands, never its payload.
+ *
+ * @generated from message kxm.v1.OpsRun
+ */
+export type OpsRun = Message<"kxm.v1.OpsRun"> & {
+  /**
+   * The run id.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The definition it runs.
+   *
+   * @generated from field: string definition_id = 2;
+   */
+  definitionId: string;
+
+  /**
+   * Where it stands.
+   *
+   * @generated from field: kxm.v1.WorkflowRunStatus status = 3;
+   */
+  status: WorkflowRunStatus;
+
+  /**
+   * The stage a stage run is on (empty for a step run, and once a run ended).
+   *
+   * @generated from field: string current_stage_id = 4;
+   */
+  currentStageId: string;
+
+  /**
+   * When it started.
+   *
+   * @generated from field: google.protobuf.Timestamp create_time = 5;
+   */
+  createTime?: Timestamp | undefined;
+
+  /**
+   * When it last changed.
+   *
+   * @generated from field: google.protobuf.Timestamp update_time = 6;
+   */
+  updateTime?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message kxm.v1.OpsRun.
+ * Use `create(OpsRunSchema)` to create a new message.
+ */
+export const OpsRunSchema: GenMessage<OpsRun> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_ops_service, 5);
 
 /**
  * OpsService gives operators the view of a project that an operations dashboard shows: its agents,
- * open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
- * secret.
+ * open messages, live leases, runtimes and newest workflow runs. Metadata only: never a message's
+ * content, a reply, a run's payload or a secret.
  *
  * @generated from service kxm.v1.OpsService
  */
 export const OpsService: GenService<{
   /**
    * GetOpsSnapshot returns one project's state as one read sees it: its agents (online first, then by
-   * name), its newest open messages, its live leases and its runtimes, each list capped and counted.
-   * Workflow runs are listed by WorkflowService.ListWorkflowRuns.
+   * name), its newest open messages, its live leases, its runtimes and its newest workflow runs, each
+   * list capped and counted (WorkflowService.ListWorkflowRuns pages through every run).
    *
    * Errors:
    * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
@@ -217,6 +345,29 @@ export const OpsService: GenService<{
     methodKind: "unary";
     input: typeof GetOpsSnapshotRequestSchema;
     output: typeof GetOpsSnapshotResponseSchema;
+  },
+  /**
+   * WatchOps streams one project's ops snapshot: the current one first, then a new one each time what
+   * it shows changes (a write to the project's agents, messages, leases, runtimes or workflow runs on
+   * any replica, or a presence window or lease lapsing on the hub's clock), at most about ten a second.
+   * It is level-triggered: a consumer too slow for every state gets the newest, never a backlog. To
+   * resume (after a cut, on another replica), pass the last version received as `after_version`:
+   * nothing is sent until the state differs from it.
+   *
+   * The stream ends with UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN) when the hub stops, and with
+   * UNAUTHENTICATED (ERROR_REASON_INVALID_AUTH) when the named operator watching is revoked.
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED, INVALID_ARGUMENT, NOT_FOUND: as for GetOpsSnapshot.
+   * - RESOURCE_EXHAUSTED (ERROR_REASON_STREAM_LIMIT_REACHED): the hub process serves its maximum of ops watches.
+   * - UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN): the hub is stopping; watch again (another replica) with the last version.
+   *
+   * @generated from rpc kxm.v1.OpsService.WatchOps
+   */
+  watchOps: {
+    methodKind: "server_streaming";
+    input: typeof WatchOpsRequestSchema;
+    output: typeof WatchOpsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_kxm_v1_ops_service, 0);

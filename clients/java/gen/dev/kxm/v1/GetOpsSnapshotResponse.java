@@ -37,6 +37,7 @@ private static final long serialVersionUID = 0L;
     openMessages_ = java.util.Collections.emptyList();
     leases_ = java.util.Collections.emptyList();
     runtimes_ = java.util.Collections.emptyList();
+    runs_ = java.util.Collections.emptyList();
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -447,6 +448,82 @@ private static final long serialVersionUID = 0L;
     return runtimeTotal_;
   }
 
+  public static final int RUNS_FIELD_NUMBER = 11;
+  @SuppressWarnings("serial")
+  private java.util.List<dev.kxm.v1.OpsRun> runs_;
+  /**
+   * <pre>
+   * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<dev.kxm.v1.OpsRun> getRunsList() {
+    return runs_;
+  }
+  /**
+   * <pre>
+   * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<? extends dev.kxm.v1.OpsRunOrBuilder> 
+      getRunsOrBuilderList() {
+    return runs_;
+  }
+  /**
+   * <pre>
+   * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+   */
+  @java.lang.Override
+  public int getRunsCount() {
+    return runs_.size();
+  }
+  /**
+   * <pre>
+   * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+   */
+  @java.lang.Override
+  public dev.kxm.v1.OpsRun getRuns(int index) {
+    return runs_.get(index);
+  }
+  /**
+   * <pre>
+   * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+   */
+  @java.lang.Override
+  public dev.kxm.v1.OpsRunOrBuilder getRunsOrBuilder(
+      int index) {
+    return runs_.get(index);
+  }
+
+  public static final int RUN_TOTAL_FIELD_NUMBER = 12;
+  private int runTotal_ = 0;
+  /**
+   * <pre>
+   * How many workflow runs it has (every status).
+   * </pre>
+   *
+   * <code>int32 run_total = 12 [json_name = "runTotal"];</code>
+   * @return The runTotal.
+   */
+  @java.lang.Override
+  public int getRunTotal() {
+    return runTotal_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -490,6 +567,12 @@ private static final long serialVersionUID = 0L;
     }
     if (runtimeTotal_ != 0) {
       output.writeInt32(10, runtimeTotal_);
+    }
+    for (int i = 0; i < runs_.size(); i++) {
+      output.writeMessage(11, runs_.get(i));
+    }
+    if (runTotal_ != 0) {
+      output.writeInt32(12, runTotal_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -554,6 +637,19 @@ private static final long serialVersionUID = 0L;
       size += com.google.protobuf.CodedOutputStream
         .computeInt32Size(10, runtimeTotal_);
     }
+
+        {
+          final int count = runs_.size();
+          for (int i = 0; i < count; i++) {
+            size += com.google.protobuf.CodedOutputStream
+              .computeMessageSizeNoTag(runs_.get(i));
+          }
+          size += 1 * count;
+        }
+    if (runTotal_ != 0) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeInt32Size(12, runTotal_);
+    }
     return size;
   }
   @java.lang.Override
@@ -601,6 +697,10 @@ private static final long serialVersionUID = 0L;
         .equals(other.getRuntimesList())) return false;
     if (getRuntimeTotal()
         != other.getRuntimeTotal()) return false;
+    if (!getRunsList()
+        .equals(other.getRunsList())) return false;
+    if (getRunTotal()
+        != other.getRunTotal()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -642,6 +742,12 @@ private static final long serialVersionUID = 0L;
     }
     hash = (37 * hash) + RUNTIME_TOTAL_FIELD_NUMBER;
     hash = (53 * hash) + getRuntimeTotal();
+    if (getRunsCount() > 0) {
+      hash = (37 * hash) + RUNS_FIELD_NUMBER;
+      hash = (53 * hash) + getRunsList().hashCode();
+    }
+    hash = (37 * hash) + RUN_TOTAL_FIELD_NUMBER;
+    hash = (53 * hash) + getRunTotal();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -781,6 +887,7 @@ private static final long serialVersionUID = 0L;
         internalGetOpenMessagesFieldBuilder();
         internalGetLeasesFieldBuilder();
         internalGetRuntimesFieldBuilder();
+        internalGetRunsFieldBuilder();
       }
     }
     @java.lang.Override
@@ -825,6 +932,14 @@ private static final long serialVersionUID = 0L;
       }
       bitField0_ = (bitField0_ & ~0x00000100);
       runtimeTotal_ = 0;
+      if (runsBuilder_ == null) {
+        runs_ = java.util.Collections.emptyList();
+      } else {
+        runs_ = null;
+        runsBuilder_.clear();
+      }
+      bitField0_ = (bitField0_ & ~0x00000400);
+      runTotal_ = 0;
       return this;
     }
 
@@ -894,6 +1009,15 @@ private static final long serialVersionUID = 0L;
       } else {
         result.runtimes_ = runtimesBuilder_.build();
       }
+      if (runsBuilder_ == null) {
+        if (((bitField0_ & 0x00000400) != 0)) {
+          runs_ = java.util.Collections.unmodifiableList(runs_);
+          bitField0_ = (bitField0_ & ~0x00000400);
+        }
+        result.runs_ = runs_;
+      } else {
+        result.runs_ = runsBuilder_.build();
+      }
     }
 
     private void buildPartial0(dev.kxm.v1.GetOpsSnapshotResponse result) {
@@ -919,6 +1043,9 @@ private static final long serialVersionUID = 0L;
       }
       if (((from_bitField0_ & 0x00000200) != 0)) {
         result.runtimeTotal_ = runtimeTotal_;
+      }
+      if (((from_bitField0_ & 0x00000800) != 0)) {
+        result.runTotal_ = runTotal_;
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -1059,6 +1186,35 @@ private static final long serialVersionUID = 0L;
       if (other.getRuntimeTotal() != 0) {
         setRuntimeTotal(other.getRuntimeTotal());
       }
+      if (runsBuilder_ == null) {
+        if (!other.runs_.isEmpty()) {
+          if (runs_.isEmpty()) {
+            runs_ = other.runs_;
+            bitField0_ = (bitField0_ & ~0x00000400);
+          } else {
+            ensureRunsIsMutable();
+            runs_.addAll(other.runs_);
+          }
+          onChanged();
+        }
+      } else {
+        if (!other.runs_.isEmpty()) {
+          if (runsBuilder_.isEmpty()) {
+            runsBuilder_.dispose();
+            runsBuilder_ = null;
+            runs_ = other.runs_;
+            bitField0_ = (bitField0_ & ~0x00000400);
+            runsBuilder_ = 
+              com.google.protobuf.GeneratedMessage.alwaysUseFieldBuilders ?
+                 internalGetRunsFieldBuilder() : null;
+          } else {
+            runsBuilder_.addAllMessages(other.runs_);
+          }
+        }
+      }
+      if (other.getRunTotal() != 0) {
+        setRunTotal(other.getRunTotal());
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -1167,6 +1323,24 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000200;
               break;
             } // case 80
+            case 90: {
+              dev.kxm.v1.OpsRun m =
+                  input.readMessage(
+                      dev.kxm.v1.OpsRun.parser(),
+                      extensionRegistry);
+              if (runsBuilder_ == null) {
+                ensureRunsIsMutable();
+                runs_.add(m);
+              } else {
+                runsBuilder_.addMessage(m);
+              }
+              break;
+            } // case 90
+            case 96: {
+              runTotal_ = input.readInt32();
+              bitField0_ |= 0x00000800;
+              break;
+            } // case 96
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2827,6 +3001,356 @@ private static final long serialVersionUID = 0L;
     public Builder clearRuntimeTotal() {
       bitField0_ = (bitField0_ & ~0x00000200);
       runtimeTotal_ = 0;
+      onChanged();
+      return this;
+    }
+
+    private java.util.List<dev.kxm.v1.OpsRun> runs_ =
+      java.util.Collections.emptyList();
+    private void ensureRunsIsMutable() {
+      if (!((bitField0_ & 0x00000400) != 0)) {
+        runs_ = new java.util.ArrayList<dev.kxm.v1.OpsRun>(runs_);
+        bitField0_ |= 0x00000400;
+       }
+    }
+
+    private com.google.protobuf.RepeatedFieldBuilder<
+        dev.kxm.v1.OpsRun, dev.kxm.v1.OpsRun.Builder, dev.kxm.v1.OpsRunOrBuilder> runsBuilder_;
+
+    /**
+     * <pre>
+     * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+     */
+    public java.util.List<dev.kxm.v1.OpsRun> getRunsList() {
+      if (runsBuilder_ == null) {
+        return java.util.Collections.unmodifiableList(runs_);
+      } else {
+        return runsBuilder_.getMessageList();
+      }
+    }
+    /**
+     * <pre>
+     * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+     */
+    public int getRunsCount() {
+      if (runsBuilder_ == null) {
+        return runs_.size();
+      } else {
+        return runsBuilder_.getCount();
+      }
+    }
+    /**
+     * <pre>
+     * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+     */
+    public dev.kxm.v1.OpsRun getRuns(int index) {
+      if (runsBuilder_ == null) {
+        return runs_.get(index);
+      } else {
+        return runsBuilder_.getMessage(index);
+      }
+    }
+    /**
+     * <pre>
+     * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+     */
+    public Builder setRuns(
+        int index, dev.kxm.v1.OpsRun value) {
+      if (runsBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        ensureRunsIsMutable();
+        runs_.set(index, value);
+        onChanged();
+      } else {
+        runsBuilder_.setMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+     */
+    public Builder setRuns(
+        int index, dev.kxm.v1.OpsRun.Builder builderForValue) {
+      if (runsBuilder_ == null) {
+        ensureRunsIsMutable();
+        runs_.set(index, builderForValue.build());
+        onChanged();
+      } else {
+        runsBuilder_.setMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+     */
+    public Builder addRuns(dev.kxm.v1.OpsRun value) {
+      if (runsBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        ensureRunsIsMutable();
+        runs_.add(value);
+        onChanged();
+      } else {
+        runsBuilder_.addMessage(value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+     */
+    public Builder addRuns(
+        int index, dev.kxm.v1.OpsRun value) {
+      if (runsBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        ensureRunsIsMutable();
+        runs_.add(index, value);
+        onChanged();
+      } else {
+        runsBuilder_.addMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+     */
+    public Builder addRuns(
+        dev.kxm.v1.OpsRun.Builder builderForValue) {
+      if (runsBuilder_ == null) {
+        ensureRunsIsMutable();
+        runs_.add(builderForValue.build());
+        onChanged();
+      } else {
+        runsBuilder_.addMessage(builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+     */
+    public Builder addRuns(
+        int index, dev.kxm.v1.OpsRun.Builder builderForValue) {
+      if (runsBuilder_ == null) {
+        ensureRunsIsMutable();
+        runs_.add(index, builderForValue.build());
+        onChanged();
+      } else {
+        runsBuilder_.addMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+     */
+    public Builder addAllRuns(
+        java.lang.Iterable<? extends dev.kxm.v1.OpsRun> values) {
+      if (runsBuilder_ == null) {
+        ensureRunsIsMutable();
+        com.google.protobuf.AbstractMessageLite.Builder.addAll(
+            values, runs_);
+        onChanged();
+      } else {
+        runsBuilder_.addAllMessages(values);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+     */
+    public Builder clearRuns() {
+      if (runsBuilder_ == null) {
+        runs_ = java.util.Collections.emptyList();
+        bitField0_ = (bitField0_ & ~0x00000400);
+        onChanged();
+      } else {
+        runsBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+     */
+    public Builder removeRuns(int index) {
+      if (runsBuilder_ == null) {
+        ensureRunsIsMutable();
+        runs_.remove(index);
+        onChanged();
+      } else {
+        runsBuilder_.remove(index);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+     */
+    public dev.kxm.v1.OpsRun.Builder getRunsBuilder(
+        int index) {
+      return internalGetRunsFieldBuilder().getBuilder(index);
+    }
+    /**
+     * <pre>
+     * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+     */
+    public dev.kxm.v1.OpsRunOrBuilder getRunsOrBuilder(
+        int index) {
+      if (runsBuilder_ == null) {
+        return runs_.get(index);  } else {
+        return runsBuilder_.getMessageOrBuilder(index);
+      }
+    }
+    /**
+     * <pre>
+     * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+     */
+    public java.util.List<? extends dev.kxm.v1.OpsRunOrBuilder> 
+         getRunsOrBuilderList() {
+      if (runsBuilder_ != null) {
+        return runsBuilder_.getMessageOrBuilderList();
+      } else {
+        return java.util.Collections.unmodifiableList(runs_);
+      }
+    }
+    /**
+     * <pre>
+     * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+     */
+    public dev.kxm.v1.OpsRun.Builder addRunsBuilder() {
+      return internalGetRunsFieldBuilder().addBuilder(
+          dev.kxm.v1.OpsRun.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+     */
+    public dev.kxm.v1.OpsRun.Builder addRunsBuilder(
+        int index) {
+      return internalGetRunsFieldBuilder().addBuilder(
+          index, dev.kxm.v1.OpsRun.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+     */
+    public java.util.List<dev.kxm.v1.OpsRun.Builder> 
+         getRunsBuilderList() {
+      return internalGetRunsFieldBuilder().getBuilderList();
+    }
+    private com.google.protobuf.RepeatedFieldBuilder<
+        dev.kxm.v1.OpsRun, dev.kxm.v1.OpsRun.Builder, dev.kxm.v1.OpsRunOrBuilder> 
+        internalGetRunsFieldBuilder() {
+      if (runsBuilder_ == null) {
+        runsBuilder_ = new com.google.protobuf.RepeatedFieldBuilder<
+            dev.kxm.v1.OpsRun, dev.kxm.v1.OpsRun.Builder, dev.kxm.v1.OpsRunOrBuilder>(
+                runs_,
+                ((bitField0_ & 0x00000400) != 0),
+                getParentForChildren(),
+                isClean());
+        runs_ = null;
+      }
+      return runsBuilder_;
+    }
+
+    private int runTotal_ ;
+    /**
+     * <pre>
+     * How many workflow runs it has (every status).
+     * </pre>
+     *
+     * <code>int32 run_total = 12 [json_name = "runTotal"];</code>
+     * @return The runTotal.
+     */
+    @java.lang.Override
+    public int getRunTotal() {
+      return runTotal_;
+    }
+    /**
+     * <pre>
+     * How many workflow runs it has (every status).
+     * </pre>
+     *
+     * <code>int32 run_total = 12 [json_name = "runTotal"];</code>
+     * @param value The runTotal to set.
+     * @return This builder for chaining.
+     */
+    public Builder setRunTotal(int value) {
+
+      runTotal_ = value;
+      bitField0_ |= 0x00000800;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * How many workflow runs it has (every status).
+     * </pre>
+     *
+     * <code>int32 run_total = 12 [json_name = "runTotal"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearRunTotal() {
+      bitField0_ = (bitField0_ & ~0x00000800);
+      runTotal_ = 0;
       onChanged();
       return this;
     }

@@ -272,4 +272,58 @@ public interface GetOpsSnapshotResponseOrBuilder extends
    * @return The runtimeTotal.
    */
   int getRuntimeTotal();
+
+  /**
+   * <pre>
+   * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+   */
+  java.util.List<dev.kxm.v1.OpsRun> 
+      getRunsList();
+  /**
+   * <pre>
+   * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+   */
+  dev.kxm.v1.OpsRun getRuns(int index);
+  /**
+   * <pre>
+   * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+   */
+  int getRunsCount();
+  /**
+   * <pre>
+   * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+   */
+  java.util.List<? extends dev.kxm.v1.OpsRunOrBuilder> 
+      getRunsOrBuilderList();
+  /**
+   * <pre>
+   * Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsRun runs = 11 [json_name = "runs"];</code>
+   */
+  dev.kxm.v1.OpsRunOrBuilder getRunsOrBuilder(
+      int index);
+
+  /**
+   * <pre>
+   * How many workflow runs it has (every status).
+   * </pre>
+   *
+   * <code>int32 run_total = 12 [json_name = "runTotal"];</code>
+   * @return The runTotal.
+   */
+  int getRunTotal();
 }

@@ -5,8 +5,8 @@ import static io.grpc.MethodDescriptor.generateFullMethodName;
 /**
  * <pre>
  * OpsService gives operators the view of a project that an operations dashboard shows: its agents,
- * open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
- * secret.
+ * open messages, live leases, runtimes and newest workflow runs. Metadata only: never a message's
+ * content, a reply, a run's payload or a secret.
  * </pre>
  */
 @io.grpc.stub.annotations.GrpcGenerated
@@ -46,6 +46,37 @@ public final class OpsServiceGrpc {
       }
     }
     return getGetOpsSnapshotMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.WatchOpsRequest,
+      dev.kxm.v1.WatchOpsResponse> getWatchOpsMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "WatchOps",
+      requestType = dev.kxm.v1.WatchOpsRequest.class,
+      responseType = dev.kxm.v1.WatchOpsResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.SERVER_STREAMING)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.WatchOpsRequest,
+      dev.kxm.v1.WatchOpsResponse> getWatchOpsMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.WatchOpsRequest, dev.kxm.v1.WatchOpsResponse> getWatchOpsMethod;
+    if ((getWatchOpsMethod = OpsServiceGrpc.getWatchOpsMethod) == null) {
+      synchronized (OpsServiceGrpc.class) {
+        if ((getWatchOpsMethod = OpsServiceGrpc.getWatchOpsMethod) == null) {
+          OpsServiceGrpc.getWatchOpsMethod = getWatchOpsMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.WatchOpsRequest, dev.kxm.v1.WatchOpsResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.SERVER_STREAMING)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "WatchOps"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.WatchOpsRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.WatchOpsResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new OpsServiceMethodDescriptorSupplier("WatchOps"))
+              .build();
+        }
+      }
+    }
+    return getWatchOpsMethod;
   }
 
   /**
@@ -110,8 +141,8 @@ public final class OpsServiceGrpc {
   /**
    * <pre>
    * OpsService gives operators the view of a project that an operations dashboard shows: its agents,
-   * open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
-   * secret.
+   * open messages, live leases, runtimes and newest workflow runs. Metadata only: never a message's
+   * content, a reply, a run's payload or a secret.
    * </pre>
    */
   public interface AsyncService {
@@ -119,8 +150,8 @@ public final class OpsServiceGrpc {
     /**
      * <pre>
      * GetOpsSnapshot returns one project's state as one read sees it: its agents (online first, then by
-     * name), its newest open messages, its live leases and its runtimes, each list capped and counted.
-     * Workflow runs are listed by WorkflowService.ListWorkflowRuns.
+     * name), its newest open messages, its live leases, its runtimes and its newest workflow runs, each
+     * list capped and counted (WorkflowService.ListWorkflowRuns pages through every run).
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
      * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
@@ -132,14 +163,35 @@ public final class OpsServiceGrpc {
         io.grpc.stub.StreamObserver<dev.kxm.v1.GetOpsSnapshotResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getGetOpsSnapshotMethod(), responseObserver);
     }
+
+    /**
+     * <pre>
+     * WatchOps streams one project's ops snapshot: the current one first, then a new one each time what
+     * it shows changes (a write to the project's agents, messages, leases, runtimes or workflow runs on
+     * any replica, or a presence window or lease lapsing on the hub's clock), at most about ten a second.
+     * It is level-triggered: a consumer too slow for every state gets the newest, never a backlog. To
+     * resume (after a cut, on another replica), pass the last version received as `after_version`:
+     * nothing is sent until the state differs from it.
+     * The stream ends with UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN) when the hub stops, and with
+     * UNAUTHENTICATED (ERROR_REASON_INVALID_AUTH) when the named operator watching is revoked.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED, INVALID_ARGUMENT, NOT_FOUND: as for GetOpsSnapshot.
+     * - RESOURCE_EXHAUSTED (ERROR_REASON_STREAM_LIMIT_REACHED): the hub process serves its maximum of ops watches.
+     * - UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN): the hub is stopping; watch again (another replica) with the last version.
+     * </pre>
+     */
+    default void watchOps(dev.kxm.v1.WatchOpsRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.WatchOpsResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getWatchOpsMethod(), responseObserver);
+    }
   }
 
   /**
    * Base class for the server implementation of the service OpsService.
    * <pre>
    * OpsService gives operators the view of a project that an operations dashboard shows: its agents,
-   * open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
-   * secret.
+   * open messages, live leases, runtimes and newest workflow runs. Metadata only: never a message's
+   * content, a reply, a run's payload or a secret.
    * </pre>
    */
   public static abstract class OpsServiceImplBase
@@ -154,8 +206,8 @@ public final class OpsServiceGrpc {
    * A stub to allow clients to do asynchronous rpc calls to service OpsService.
    * <pre>
    * OpsService gives operators the view of a project that an operations dashboard shows: its agents,
-   * open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
-   * secret.
+   * open messages, live leases, runtimes and newest workflow runs. Metadata only: never a message's
+   * content, a reply, a run's payload or a secret.
    * </pre>
    */
   public static final class OpsServiceStub
@@ -174,8 +226,8 @@ public final class OpsServiceGrpc {
     /**
      * <pre>
      * GetOpsSnapshot returns one project's state as one read sees it: its agents (online first, then by
-     * name), its newest open messages, its live leases and its runtimes, each list capped and counted.
-     * Workflow runs are listed by WorkflowService.ListWorkflowRuns.
+     * name), its newest open messages, its live leases, its runtimes and its newest workflow runs, each
+     * list capped and counted (WorkflowService.ListWorkflowRuns pages through every run).
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
      * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
@@ -188,14 +240,36 @@ public final class OpsServiceGrpc {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getGetOpsSnapshotMethod(), getCallOptions()), request, responseObserver);
     }
+
+    /**
+     * <pre>
+     * WatchOps streams one project's ops snapshot: the current one first, then a new one each time what
+     * it shows changes (a write to the project's agents, messages, leases, runtimes or workflow runs on
+     * any replica, or a presence window or lease lapsing on the hub's clock), at most about ten a second.
+     * It is level-triggered: a consumer too slow for every state gets the newest, never a backlog. To
+     * resume (after a cut, on another replica), pass the last version received as `after_version`:
+     * nothing is sent until the state differs from it.
+     * The stream ends with UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN) when the hub stops, and with
+     * UNAUTHENTICATED (ERROR_REASON_INVALID_AUTH) when the named operator watching is revoked.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED, INVALID_ARGUMENT, NOT_FOUND: as for GetOpsSnapshot.
+     * - RESOURCE_EXHAUSTED (ERROR_REASON_STREAM_LIMIT_REACHED): the hub process serves its maximum of ops watches.
+     * - UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN): the hub is stopping; watch again (another replica) with the last version.
+     * </pre>
+     */
+    public void watchOps(dev.kxm.v1.WatchOpsRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.WatchOpsResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncServerStreamingCall(
+          getChannel().newCall(getWatchOpsMethod(), getCallOptions()), request, responseObserver);
+    }
   }
 
   /**
    * A stub to allow clients to do synchronous rpc calls to service OpsService.
    * <pre>
    * OpsService gives operators the view of a project that an operations dashboard shows: its agents,
-   * open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
-   * secret.
+   * open messages, live leases, runtimes and newest workflow runs. Metadata only: never a message's
+   * content, a reply, a run's payload or a secret.
    * </pre>
    */
   public static final class OpsServiceBlockingV2Stub
@@ -214,8 +288,8 @@ public final class OpsServiceGrpc {
     /**
      * <pre>
      * GetOpsSnapshot returns one project's state as one read sees it: its agents (online first, then by
-     * name), its newest open messages, its live leases and its runtimes, each list capped and counted.
-     * Workflow runs are listed by WorkflowService.ListWorkflowRuns.
+     * name), its newest open messages, its live leases, its runtimes and its newest workflow runs, each
+     * list capped and counted (WorkflowService.ListWorkflowRuns pages through every run).
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
      * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
@@ -227,14 +301,37 @@ public final class OpsServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
           getChannel(), getGetOpsSnapshotMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * WatchOps streams one project's ops snapshot: the current one first, then a new one each time what
+     * it shows changes (a write to the project's agents, messages, leases, runtimes or workflow runs on
+     * any replica, or a presence window or lease lapsing on the hub's clock), at most about ten a second.
+     * It is level-triggered: a consumer too slow for every state gets the newest, never a backlog. To
+     * resume (after a cut, on another replica), pass the last version received as `after_version`:
+     * nothing is sent until the state differs from it.
+     * The stream ends with UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN) when the hub stops, and with
+     * UNAUTHENTICATED (ERROR_REASON_INVALID_AUTH) when the named operator watching is revoked.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED, INVALID_ARGUMENT, NOT_FOUND: as for GetOpsSnapshot.
+     * - RESOURCE_EXHAUSTED (ERROR_REASON_STREAM_LIMIT_REACHED): the hub process serves its maximum of ops watches.
+     * - UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN): the hub is stopping; watch again (another replica) with the last version.
+     * </pre>
+     */
+    @io.grpc.ExperimentalApi("https://github.com/grpc/grpc-java/issues/10918")
+    public io.grpc.stub.BlockingClientCall<?, dev.kxm.v1.WatchOpsResponse>
+        watchOps(dev.kxm.v1.WatchOpsRequest request) {
+      return io.grpc.stub.ClientCalls.blockingV2ServerStreamingCall(
+          getChannel(), getWatchOpsMethod(), getCallOptions(), request);
+    }
   }
 
   /**
    * A stub to allow clients to do limited synchronous rpc calls to service OpsService.
    * <pre>
    * OpsService gives operators the view of a project that an operations dashboard shows: its agents,
-   * open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
-   * secret.
+   * open messages, live leases, runtimes and newest workflow runs. Metadata only: never a message's
+   * content, a reply, a run's payload or a secret.
    * </pre>
    */
   public static final class OpsServiceBlockingStub
@@ -253,8 +350,8 @@ public final class OpsServiceGrpc {
     /**
      * <pre>
      * GetOpsSnapshot returns one project's state as one read sees it: its agents (online first, then by
-     * name), its newest open messages, its live leases and its runtimes, each list capped and counted.
-     * Workflow runs are listed by WorkflowService.ListWorkflowRuns.
+     * name), its newest open messages, its live leases, its runtimes and its newest workflow runs, each
+     * list capped and counted (WorkflowService.ListWorkflowRuns pages through every run).
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
      * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
@@ -266,14 +363,36 @@ public final class OpsServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getGetOpsSnapshotMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * WatchOps streams one project's ops snapshot: the current one first, then a new one each time what
+     * it shows changes (a write to the project's agents, messages, leases, runtimes or workflow runs on
+     * any replica, or a presence window or lease lapsing on the hub's clock), at most about ten a second.
+     * It is level-triggered: a consumer too slow for every state gets the newest, never a backlog. To
+     * resume (after a cut, on another replica), pass the last version received as `after_version`:
+     * nothing is sent until the state differs from it.
+     * The stream ends with UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN) when the hub stops, and with
+     * UNAUTHENTICATED (ERROR_REASON_INVALID_AUTH) when the named operator watching is revoked.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED, INVALID_ARGUMENT, NOT_FOUND: as for GetOpsSnapshot.
+     * - RESOURCE_EXHAUSTED (ERROR_REASON_STREAM_LIMIT_REACHED): the hub process serves its maximum of ops watches.
+     * - UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN): the hub is stopping; watch again (another replica) with the last version.
+     * </pre>
+     */
+    public java.util.Iterator<dev.kxm.v1.WatchOpsResponse> watchOps(
+        dev.kxm.v1.WatchOpsRequest request) {
+      return io.grpc.stub.ClientCalls.blockingServerStreamingCall(
+          getChannel(), getWatchOpsMethod(), getCallOptions(), request);
+    }
   }
 
   /**
    * A stub to allow clients to do ListenableFuture-style rpc calls to service OpsService.
    * <pre>
    * OpsService gives operators the view of a project that an operations dashboard shows: its agents,
-   * open messages, live leases and runtimes. Metadata only: never a message's content, a reply or a
-   * secret.
+   * open messages, live leases, runtimes and newest workflow runs. Metadata only: never a message's
+   * content, a reply, a run's payload or a secret.
    * </pre>
    */
   public static final class OpsServiceFutureStub
@@ -292,8 +411,8 @@ public final class OpsServiceGrpc {
     /**
      * <pre>
      * GetOpsSnapshot returns one project's state as one read sees it: its agents (online first, then by
-     * name), its newest open messages, its live leases and its runtimes, each list capped and counted.
-     * Workflow runs are listed by WorkflowService.ListWorkflowRuns.
+     * name), its newest open messages, its live leases, its runtimes and its newest workflow runs, each
+     * list capped and counted (WorkflowService.ListWorkflowRuns pages through every run).
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
      * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
@@ -309,6 +428,7 @@ public final class OpsServiceGrpc {
   }
 
   private static final int METHODID_GET_OPS_SNAPSHOT = 0;
+  private static final int METHODID_WATCH_OPS = 1;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -330,6 +450,10 @@ public final class OpsServiceGrpc {
         case METHODID_GET_OPS_SNAPSHOT:
           serviceImpl.getOpsSnapshot((dev.kxm.v1.GetOpsSnapshotRequest) request,
               (io.grpc.stub.StreamObserver<dev.kxm.v1.GetOpsSnapshotResponse>) responseObserver);
+          break;
+        case METHODID_WATCH_OPS:
+          serviceImpl.watchOps((dev.kxm.v1.WatchOpsRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.WatchOpsResponse>) responseObserver);
           break;
         default:
           throw new AssertionError();
@@ -356,6 +480,13 @@ public final class OpsServiceGrpc {
               dev.kxm.v1.GetOpsSnapshotRequest,
               dev.kxm.v1.GetOpsSnapshotResponse>(
                 service, METHODID_GET_OPS_SNAPSHOT)))
+        .addMethod(
+          getWatchOpsMethod(),
+          io.grpc.stub.ServerCalls.asyncServerStreamingCall(
+            new MethodHandlers<
+              dev.kxm.v1.WatchOpsRequest,
+              dev.kxm.v1.WatchOpsResponse>(
+                service, METHODID_WATCH_OPS)))
         .build();
   }
 
@@ -405,6 +536,7 @@ public final class OpsServiceGrpc {
           serviceDescriptor = result = io.grpc.ServiceDescriptor.newBuilder(SERVICE_NAME)
               .setSchemaDescriptor(new OpsServiceFileDescriptorSupplier())
               .addMethod(getGetOpsSnapshotMethod())
+              .addMethod(getWatchOpsMethod())
               .build();
         }
       }
