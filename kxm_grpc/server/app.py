@@ -48,6 +48,8 @@ from kxm_grpc.domain.clock import Clock, SystemClock
 from kxm_grpc.domain.secrets import hash_secret
 from kxm_grpc.server.admission import Admission
 from kxm_grpc.server.bootstrap import bootstrap, write_credentials
+from kxm_grpc.server.dashboard import PATHS as DASHBOARD_PATHS
+from kxm_grpc.server.dashboard import Dashboard
 from kxm_grpc.server.http_api import MCP_PATH, Endpoint, HttpApiServer, UnavailableEndpoint
 from kxm_grpc.server.http_calls import Route, routes_from
 from kxm_grpc.server.interceptor import HubInterceptor
@@ -332,7 +334,10 @@ class HubServer:
         if not is_loopback(host) and tls is None:
             raise RuntimeError(f"the HTTP API on {host} beyond loopback needs TLS")
         routes = routes_from(self.admission, handlers)
-        endpoints = {MCP_PATH: await self._start_mcp(routes, tls=tls is not None)}
+        assert self.hub is not None
+        dashboard = Dashboard(self.hub, routes, tls=tls is not None)
+        endpoints: dict[str, Endpoint] = {MCP_PATH: await self._start_mcp(routes, tls=tls is not None)}
+        endpoints.update(dict.fromkeys(DASHBOARD_PATHS, dashboard))
         http = HttpApiServer(
             host,
             settings.http_port,
@@ -340,6 +345,7 @@ class HubServer:
             ssl_context=tls,
             cors_origins=settings.http_cors_origin,
             endpoints=endpoints,
+            sessions=dashboard,
         )
         try:
             self.http_port = await http.start()

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import dataclasses
 import socket
 import ssl
 import time
@@ -40,11 +41,13 @@ from typing import Protocol as Protocol_
 
 import structlog
 
-from kxm_grpc.errors import Reason, Unimplemented
+from kxm_grpc.domain.dashboard_sessions import DashboardSession
+from kxm_grpc.errors import HubError, Reason, Unimplemented
 from kxm_grpc.server import http1
 from kxm_grpc.server.admission import IncomingCall
 from kxm_grpc.server.connect import (
     CONTENT_TYPES,
+    HTTP_STATUS,
     Family,
     Protocol,
     connect_error,
@@ -108,6 +111,18 @@ class Endpoint(Protocol_):
         ...
 
 
+class SessionCheck(Protocol_):
+    """Finds the dashboard session of a call without a bearer token (``server/dashboard.py``)."""
+
+    def session_of(self, headers: Mapping[str, str]) -> DashboardSession | None:
+        """The call's session (None: it carries no session cookie).
+
+        Raises:
+            HubError: a session cookie that is not valid, or a call that fails the CSRF checks.
+        """
+        ...
+
+
 class HttpApiServer:
     """Serves the API routes until stopped (see the module docstring)."""
 
@@ -120,6 +135,7 @@ class HttpApiServer:
         ssl_context: ssl.SSLContext | None = None,
         cors_origins: Sequence[str] = (),
         endpoints: Mapping[str, Endpoint] | None = None,
+        sessions: SessionCheck | None = None,
         max_connections: int = MAX_CONNECTIONS,
         max_connections_per_source: int = MAX_CONNECTIONS_PER_SOURCE,
     ) -> None:
@@ -128,6 +144,7 @@ class HttpApiServer:
         self._port = port
         self._routes = dict(routes)
         self._endpoints = dict(endpoints or {})
+        self._sessions = sessions
         self._ssl = ssl_context
         self._cors = frozenset(cors_origins)
         self._max_connections = max_connections
@@ -303,6 +320,14 @@ class HttpApiServer:
             )
             return keep
         call = IncomingCall(route.gate.method, head.headers.items(), peer_host)
+        if self._sessions is not None and call.credentials.bearer is None:
+            try:
+                session = self._sessions.session_of(head.headers)
+            except HubError as refused:
+                await self._refuse(protocol, refused, writer, keep, cors)
+                return keep
+            if session is not None:
+                call.credentials = dataclasses.replace(call.credentials, dashboard=session)
         deadline = timeout_seconds(head.headers)
         context = HttpCallContext(None if deadline is None else time.monotonic() + deadline, writer.transport)
         decode = decoder(protocol, route, body, head.headers)
@@ -324,9 +349,22 @@ class HttpApiServer:
         else:
             message = f"there is no RPC {head.path}"
         error = Unimplemented(message, reason=Reason.ROUTE_NOT_FOUND)
+        await self._refuse(protocol, error, writer, keep, cors, status=501 if head.path in RPCS else 404)
+
+    async def _refuse(
+        self,
+        protocol: Protocol,
+        error: HubError,
+        writer: asyncio.StreamWriter,
+        keep: bool,
+        cors: list[tuple[str, str]],
+        *,
+        status: int | None = None,
+    ) -> None:
+        """Answer ``error`` in the call's protocol before any RPC ran (Connect unary: an HTTP status)."""
         if protocol.family is Family.CONNECT_UNARY:
-            status = 501 if head.path in RPCS else 404
-            await answer(writer, status, "application/json", json_bytes(connect_error(error)), keep, cors)
+            code = status if status is not None else HTTP_STATUS.get(error.status, 500)
+            await answer(writer, code, "application/json", json_bytes(connect_error(error)), keep, cors)
             return
         ending = grpc_web_trailers if protocol.family is Family.GRPC_WEB else end_of_stream
         await answer(writer, 200, protocol.content_type, ending(error, ""), keep, cors)

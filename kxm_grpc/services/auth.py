@@ -15,6 +15,7 @@ change too. ``AuthCache`` trusts a cached authentication without reading the ver
 from __future__ import annotations
 
 import enum
+import hmac
 import math
 import time
 from collections.abc import Callable
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 
 from kxm_grpc.domain.agents import Agent
 from kxm_grpc.domain.caller import Caller, CredentialKind
+from kxm_grpc.domain.dashboard_sessions import DashboardSession, admin_key
 from kxm_grpc.domain.secrets import (
     OPERATOR_TOKEN_PREFIX,
     RUNTIME_KEY_PREFIX,
@@ -68,6 +70,9 @@ class Credentials:
     agent_id: str | None = None
     agent_key: str | None = field(default=None, repr=False)
     project: str | None = None
+    dashboard: DashboardSession | None = None
+    """A dashboard session the HTTP port verified (signature, expiry, CSRF) instead of a bearer token;
+    whether its operator still may act is checked here, at every call (``_dashboard_caller``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,7 +277,7 @@ async def authenticate(
         PermissionDenied: the credentials are valid but of a kind ``access`` does not admit.
         NotFound: an operator ``access`` admits named a project that does not exist.
     """
-    if not credentials.bearer:
+    if not credentials.bearer and credentials.dashboard is None:
         raise Unauthenticated("no credentials: send 'authorization: Bearer <token>'", reason=Reason.CREDENTIAL_MISSING)
     if (credentials.agent_id is None) != (credentials.agent_key is None):
         raise Unauthenticated(
@@ -310,6 +315,8 @@ def _resolve(tx: Tx, admin_token_hash: str | None, credentials: Credentials, acc
     A result depends on the credentials alone (a refusal raises), so the cache may serve it to calls
     of any access; ``_require`` then checks it against theirs.
     """
+    if credentials.dashboard is not None:
+        return Authenticated(_dashboard_caller(tx, admin_token_hash, credentials, credentials.dashboard, access))
     bearer = credentials.bearer or ""
     if admin_token_hash is not None and secret_matches(bearer, admin_token_hash):
         if credentials.agent_id is not None:
@@ -368,6 +375,31 @@ def _operator_caller(tx: Tx, bearer: str, credentials: Credentials, access: Acce
         # An agent identity always travels with its project's token, never an operator's.
         raise _invalid_agent()
     operator = tx.operators.find_by_token_hash(hash_secret(bearer))
+    if operator is None or not operator.active:
+        raise _invalid_auth()
+    _require_kind(CredentialKind.OPERATOR, access)
+    return Caller(CredentialKind.OPERATOR, project=_named_project(tx, credentials), operator_name=operator.name)
+
+
+def _dashboard_caller(
+    tx: Tx, admin_token_hash: str | None, credentials: Credentials, session: DashboardSession, access: Access
+) -> Caller:
+    """The operator of a dashboard session, if it still may act: the admin while the admin token is
+    the one the session began with, a named operator while not revoked.
+
+    Raises:
+        Unauthenticated: (INVALID_AUTH) the admin token changed or the operator was revoked.
+        PermissionDenied: ``access`` does not admit an operator.
+        NotFound: (PROJECT_NOT_FOUND) the project the call names does not exist.
+    """
+    if session.is_admin:
+        if admin_token_hash is None or not hmac.compare_digest(session.admin_key, admin_key(admin_token_hash)):
+            raise Unauthenticated(
+                "the admin token changed since this dashboard session began", reason=Reason.INVALID_AUTH
+            )
+        _require_kind(CredentialKind.ADMIN, access)
+        return Caller(CredentialKind.ADMIN, project=_named_project(tx, credentials))
+    operator = tx.operators.get(session.operator)
     if operator is None or not operator.active:
         raise _invalid_auth()
     _require_kind(CredentialKind.OPERATOR, access)

@@ -976,6 +976,7 @@ class ErrorReason(_enum.IntEnum):
     ERROR_REASON_SKILL_NOT_FOUND = 169
     ERROR_REASON_SKILL_NOT_PROMOTABLE = 170
     ERROR_REASON_INVALID_SKILL_REQUEST = 171
+    ERROR_REASON_CSRF_REJECTED = 172
 
     def __str__(self) -> str:
         return self.name

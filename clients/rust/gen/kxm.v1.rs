@@ -6041,6 +6041,8 @@ pub enum ErrorReason {
     SkillNotPromotable = 170,
     /// INVALID_ARGUMENT: a skill request is malformed (a name, content, id, kind, harness, model or text over its limit); metadata: field.
     InvalidSkillRequest = 171,
+    /// PERMISSION_DENIED: a dashboard call carried its session cookie without the session's x-kxm-csrf value, or came from another origin.
+    CsrfRejected = 172,
 }
 impl ErrorReason {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -6236,6 +6238,7 @@ impl ErrorReason {
             Self::SkillNotFound => "ERROR_REASON_SKILL_NOT_FOUND",
             Self::SkillNotPromotable => "ERROR_REASON_SKILL_NOT_PROMOTABLE",
             Self::InvalidSkillRequest => "ERROR_REASON_INVALID_SKILL_REQUEST",
+            Self::CsrfRejected => "ERROR_REASON_CSRF_REJECTED",
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -6484,6 +6487,7 @@ impl ErrorReason {
             "ERROR_REASON_SKILL_NOT_FOUND" => Some(Self::SkillNotFound),
             "ERROR_REASON_SKILL_NOT_PROMOTABLE" => Some(Self::SkillNotPromotable),
             "ERROR_REASON_INVALID_SKILL_REQUEST" => Some(Self::InvalidSkillRequest),
+            "ERROR_REASON_CSRF_REJECTED" => Some(Self::CsrfRejected),
             _ => None,
         }
     }

@@ -327,6 +327,8 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """FAILED_PRECONDITION: the skill's state does not allow this (only a candidate is evaluated or promoted; a rejected one is not rejected again); metadata: skillId, state."""
     ERROR_REASON_INVALID_SKILL_REQUEST: _ErrorReason.ValueType  # 171
     """INVALID_ARGUMENT: a skill request is malformed (a name, content, id, kind, harness, model or text over its limit); metadata: field."""
+    ERROR_REASON_CSRF_REJECTED: _ErrorReason.ValueType  # 172
+    """PERMISSION_DENIED: a dashboard call carried its session cookie without the session's x-kxm-csrf value, or came from another origin."""
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """ErrorReason is the stable, machine-readable cause of a failed call.
@@ -644,4 +646,6 @@ ERROR_REASON_SKILL_NOT_PROMOTABLE: ErrorReason.ValueType  # 170
 """FAILED_PRECONDITION: the skill's state does not allow this (only a candidate is evaluated or promoted; a rejected one is not rejected again); metadata: skillId, state."""
 ERROR_REASON_INVALID_SKILL_REQUEST: ErrorReason.ValueType  # 171
 """INVALID_ARGUMENT: a skill request is malformed (a name, content, id, kind, harness, model or text over its limit); metadata: field."""
+ERROR_REASON_CSRF_REJECTED: ErrorReason.ValueType  # 172
+"""PERMISSION_DENIED: a dashboard call carried its session cookie without the session's x-kxm-csrf value, or came from another origin."""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

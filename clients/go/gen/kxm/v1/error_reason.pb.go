@@ -336,6 +336,8 @@ const (
 	ErrorReason_ERROR_REASON_SKILL_NOT_PROMOTABLE ErrorReason = 170
 	// INVALID_ARGUMENT: a skill request is malformed (a name, content, id, kind, harness, model or text over its limit); metadata: field.
 	ErrorReason_ERROR_REASON_INVALID_SKILL_REQUEST ErrorReason = 171
+	// PERMISSION_DENIED: a dashboard call carried its session cookie without the session's x-kxm-csrf value, or came from another origin.
+	ErrorReason_ERROR_REASON_CSRF_REJECTED ErrorReason = 172
 )
 
 // Enum value maps for ErrorReason.
@@ -492,6 +494,7 @@ var (
 		169: "ERROR_REASON_SKILL_NOT_FOUND",
 		170: "ERROR_REASON_SKILL_NOT_PROMOTABLE",
 		171: "ERROR_REASON_INVALID_SKILL_REQUEST",
+		172: "ERROR_REASON_CSRF_REJECTED",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":                           0,
@@ -645,6 +648,7 @@ var (
 		"ERROR_REASON_SKILL_NOT_FOUND":                       169,
 		"ERROR_REASON_SKILL_NOT_PROMOTABLE":                  170,
 		"ERROR_REASON_INVALID_SKILL_REQUEST":                 171,
+		"ERROR_REASON_CSRF_REJECTED":                         172,
 	}
 )
 
@@ -679,7 +683,7 @@ var File_kxm_v1_error_reason_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"\n" +
-	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xd40\n" +
+	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xf50\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_REASON_PROTOCOL_ERROR\x10\x01\x12\x1d\n" +
@@ -832,7 +836,8 @@ const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"&ERROR_REASON_INVALID_SKILL_FRONTMATTER\x10\xa8\x01\x12!\n" +
 	"\x1cERROR_REASON_SKILL_NOT_FOUND\x10\xa9\x01\x12&\n" +
 	"!ERROR_REASON_SKILL_NOT_PROMOTABLE\x10\xaa\x01\x12'\n" +
-	"\"ERROR_REASON_INVALID_SKILL_REQUEST\x10\xab\x01B\x80\x01\n" +
+	"\"ERROR_REASON_INVALID_SKILL_REQUEST\x10\xab\x01\x12\x1f\n" +
+	"\x1aERROR_REASON_CSRF_REJECTED\x10\xac\x01B\x80\x01\n" +
 	"\n" +
 	"dev.kxm.v1B\x10ErrorReasonProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 

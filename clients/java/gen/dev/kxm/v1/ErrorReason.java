@@ -1232,6 +1232,14 @@ public enum ErrorReason
    * <code>ERROR_REASON_INVALID_SKILL_REQUEST = 171;</code>
    */
   ERROR_REASON_INVALID_SKILL_REQUEST(171),
+  /**
+   * <pre>
+   * PERMISSION_DENIED: a dashboard call carried its session cookie without the session's x-kxm-csrf value, or came from another origin.
+   * </pre>
+   *
+   * <code>ERROR_REASON_CSRF_REJECTED = 172;</code>
+   */
+  ERROR_REASON_CSRF_REJECTED(172),
   UNRECOGNIZED(-1),
   ;
 
@@ -2454,6 +2462,14 @@ public enum ErrorReason
    * <code>ERROR_REASON_INVALID_SKILL_REQUEST = 171;</code>
    */
   public static final int ERROR_REASON_INVALID_SKILL_REQUEST_VALUE = 171;
+  /**
+   * <pre>
+   * PERMISSION_DENIED: a dashboard call carried its session cookie without the session's x-kxm-csrf value, or came from another origin.
+   * </pre>
+   *
+   * <code>ERROR_REASON_CSRF_REJECTED = 172;</code>
+   */
+  public static final int ERROR_REASON_CSRF_REJECTED_VALUE = 172;
 
 
   public final int getNumber() {
@@ -2631,6 +2647,7 @@ public enum ErrorReason
       case 169: return ERROR_REASON_SKILL_NOT_FOUND;
       case 170: return ERROR_REASON_SKILL_NOT_PROMOTABLE;
       case 171: return ERROR_REASON_INVALID_SKILL_REQUEST;
+      case 172: return ERROR_REASON_CSRF_REJECTED;
       default: return null;
     }
   }

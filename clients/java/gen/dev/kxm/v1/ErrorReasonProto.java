@@ -35,7 +35,7 @@ public final class ErrorReasonProto extends com.google.protobuf.GeneratedFile {
       descriptor;
   static {
     java.lang.String[] descriptorData = {
-      "\n\031kxm/v1/error_reason.proto\022\006kxm.v1*\3240\n\013" +
+      "\n\031kxm/v1/error_reason.proto\022\006kxm.v1*\3650\n\013" +
       "ErrorReason\022\034\n\030ERROR_REASON_UNSPECIFIED\020" +
       "\000\022\037\n\033ERROR_REASON_PROTOCOL_ERROR\020\001\022\035\n\031ER" +
       "ROR_REASON_INVALID_JSON\020\002\022\'\n#ERROR_REASO" +
@@ -191,11 +191,11 @@ public final class ErrorReasonProto extends com.google.protobuf.GeneratedFile {
       "N_INVALID_SKILL_FRONTMATTER\020\250\001\022!\n\034ERROR_" +
       "REASON_SKILL_NOT_FOUND\020\251\001\022&\n!ERROR_REASO" +
       "N_SKILL_NOT_PROMOTABLE\020\252\001\022\'\n\"ERROR_REASO" +
-      "N_INVALID_SKILL_REQUEST\020\253\001B\200\001\n\ndev.kxm.v" +
-      "1B\020ErrorReasonProtoP\001Z\'kxm.dev/hub/clien" +
-      "ts/go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006" +
-      "Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006p" +
-      "roto3"
+      "N_INVALID_SKILL_REQUEST\020\253\001\022\037\n\032ERROR_REAS" +
+      "ON_CSRF_REJECTED\020\254\001B\200\001\n\ndev.kxm.v1B\020Erro" +
+      "rReasonProtoP\001Z\'kxm.dev/hub/clients/go/g" +
+      "en/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342" +
+      "\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
