@@ -274,7 +274,7 @@ function showSnapshot(snapshot) {
   count("agents-count", agents.length, snapshot.agentTotal || 0);
   fill("agents", agents.map((a) => {
     const presence = word(a.presence, "PRESENCE_");
-    return row(cell(a.name), badge(presence, PRESENCE_KIND[presence] || ""), cell(a.model), cell(ago(a.lastSeenTime, now)));
+    return row(cell(a.name), badge(presence, PRESENCE_KIND[presence] || ""), cell(a.model, "hide-narrow"), cell(ago(a.lastSeenTime, now)));
   }), "No agents.");
 
   const messages = snapshot.openMessages || [];
@@ -307,7 +307,7 @@ function showSnapshot(snapshot) {
     first.className = "mono";
     first.append(link);
     const status = word(r.status, "WORKFLOW_RUN_STATUS_");
-    return row(first, cell(r.definitionId), badge(status, RUN_KIND[status] || ""), cell(r.currentStageId), cell(ago(r.updateTime, now)));
+    return row(first, cell(r.definitionId), badge(status, RUN_KIND[status] || ""), cell(r.currentStageId), cell(ago(r.updateTime, now), "hide-narrow"));
   }), "No workflow runs.");
 
   const shownRun = state.run && runs.find((r) => r.id === state.run);

@@ -76,7 +76,7 @@ async def test_the_page_refuses_without_a_token_and_keeps_a_session_the_page_can
 ) -> None:
     page = await open_page(browser, hub)
     await page.locator("#sign-in").wait_for(state="visible")
-    assert await page.locator("#overview").is_hidden()
+    assert await page.locator("#overview").is_hidden() and await page.locator("#session").is_hidden()
     unsigned = await page.evaluate(
         "async () => (await fetch('/kxm.v1.AdminService/ListProjects', {method: 'POST', "
         "headers: {'Content-Type': 'application/json'}, body: '{}'})).status"
@@ -164,6 +164,12 @@ async def test_a_run_moving_through_a_back_edge_and_an_operators_ruling_from_the
     await shown(page, "#transitions li:has-text('verify → fix')", "a back-edge taken")
     await coordinator.workflows.escalate_stage(run.id, "fix", "the fix needs a human's look")
     await shown(page, "#rule-form:not([hidden])", "an escalation")
+    forms = {
+        name: await page.locator(f"#{name}-form").is_visible() for name in ("rule", "degrade", "approve", "cancel")
+    }
+    assert forms == {"rule": True, "degrade": True, "approve": False, "cancel": True}, (
+        "a stage run has no approval step"
+    )
     await screenshot(page, "run")
 
     await page.get_by_label("Ruling").select_option("CHECKPOINT_STATUS_PASSED")
