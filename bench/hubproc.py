@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from bench.common import REPO, child_env
@@ -17,3 +18,11 @@ class HubProcess(_HubProcess):
         super().__init__(
             data_dir, durability=durability, extra_args=extra_args, env=child_env(), cwd=REPO, admin_token=ADMIN_TOKEN
         )
+
+
+def started_field(log_path: Path, field: str) -> str:
+    """A field of the hub's ``hub_started`` JSON log line (``http_address``, ...)."""
+    for line in log_path.read_text().splitlines():
+        if '"hub_started"' in line:
+            return str(json.loads(line)[field])
+    raise RuntimeError(f"no hub_started line in {log_path}")

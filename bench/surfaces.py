@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import REPO, process_cpu_ns
-from bench.hubproc import ADMIN_TOKEN, HubProcess
+from bench.hubproc import ADMIN_TOKEN, HubProcess, started_field
 from kxm_grpc.client import HubClient
 from kxm_grpc.v1 import message_service_pb2
 
@@ -64,14 +64,6 @@ class _HttpCaller:
     async def close(self) -> None:
         if self._writer is not None:
             self._writer.close()
-
-
-def _started_field(log_path: Path, field: str) -> str:
-    """A field of the hub's ``hub_started`` JSON log line."""
-    for line in log_path.read_text().splitlines():
-        if '"hub_started"' in line:
-            return str(json.loads(line)[field])
-    raise RuntimeError(f"no hub_started line in {log_path}")
 
 
 def _children_of(pid: int) -> list[int]:
@@ -112,7 +104,7 @@ async def _run(args: argparse.Namespace) -> None:
         )
         hub.start()
         try:
-            await _measured(hub, _started_field(hub.log_path, "http_address"), Path(work), args)
+            await _measured(hub, started_field(hub.log_path, "http_address"), Path(work), args)
         finally:
             hub.kill()
 

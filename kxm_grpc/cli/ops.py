@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from kxm_grpc.cli.common import EXIT_OK, add_connection_flags, client_from, emit, emit_line, message_to_dict, run
-from kxm_grpc.v1 import ops_service_pb2, types_pb2
+from kxm_grpc.v1 import ops_service_pb2, types_pb2, workflow_types_pb2
 
 
 def register(commands: Any) -> None:
@@ -83,4 +83,19 @@ def _text(seen: ops_service_pb2.GetOpsSnapshotResponse) -> str:
     lines.append(f"runtimes ({len(seen.runtimes)} of {seen.runtime_total}):")
     presence = types_pb2.RuntimePresenceState
     lines += [f"  {r.id}\t{r.host}\t{_word(presence, r.presence, 'RUNTIME_PRESENCE_STATE_')}" for r in seen.runtimes]
+    for home in seen.runtime_runs:
+        lines.append(f"  sync runs of {home.runtime_id} ({len(home.runs)} of {home.run_total}):")
+        lines += [
+            f"    {run.project_id}/{run.run_id}\tingested to {run.cursor} of {run.last_sequence}"
+            + ("\ta sequence is missing" if run.pending_gap else "")
+            for run in home.runs
+        ]
+    lines.append(f"workflow runs ({len(seen.runs)} of {seen.run_total}, newest first):")
+    status = workflow_types_pb2.WorkflowRunStatus
+    lines += [
+        f"  {r.id}\t{r.definition_id}\t{_word(status, r.status, 'WORKFLOW_RUN_STATUS_')}\t{r.current_stage_id}"
+        for r in seen.runs
+    ]
+    lines.append(f"plans ({len(seen.plans)}, newest first):")
+    lines += [f"  {p.run_id}\t{p.stage_id or '-'}\t{p.summary}" for p in seen.plans]
     return "\n".join(lines)

@@ -291,10 +291,11 @@ function showSnapshot(snapshot) {
   )), "No live leases.");
 
   const runtimes = snapshot.runtimes || [];
+  const homes = new Map((snapshot.runtimeRuns || []).map((h) => [h.runtimeId, h]));
   count("runtimes-count", runtimes.length, snapshot.runtimeTotal || 0);
   fill("runtimes", runtimes.map((r) => {
     const presence = word(r.presence, "RUNTIME_PRESENCE_STATE_");
-    return row(cell(r.id, "mono"), cell(r.host), badge(presence, PRESENCE_KIND[presence] || ""), cell(ago(r.heartbeatTime, now)));
+    return row(cell(r.id, "mono"), cell(r.host), badge(presence, PRESENCE_KIND[presence] || ""), syncRuns(homes.get(r.id)), cell(ago(r.heartbeatTime, now), "hide-narrow"));
   }), "No runtimes.");
 
   const runs = snapshot.runs || [];
@@ -309,6 +310,13 @@ function showSnapshot(snapshot) {
     const status = word(r.status, "WORKFLOW_RUN_STATUS_");
     return row(first, cell(r.definitionId), badge(status, RUN_KIND[status] || ""), cell(r.currentStageId), cell(ago(r.updateTime, now), "hide-narrow"));
   }), "No workflow runs.");
+
+  const plans = snapshot.plans || [];
+  $("plans").replaceChildren(...(plans.length ? plans.map((p) => {
+    const li = document.createElement("li");
+    li.textContent = `${ago(p.createTime, now)} ${p.runId}${p.stageId ? ` (${p.stageId})` : ""}: ${p.summary}`;
+    return li;
+  }) : [placeholder("No plans recorded yet.")]));
 
   const shownRun = state.run && runs.find((r) => r.id === state.run);
   if (shownRun && shownRun.updateTime !== state.runUpdateTime) loadRun(state.run);
@@ -340,6 +348,16 @@ async function loadReport() {
     if (isSignedOut(error)) return showSignIn("Your session ended: sign in again.");
     $("report").replaceChildren(placeholder(error.message));
   }
+}
+
+// A runtime's sync runs: how many, how many wait behind a gap, and each one's cursor on hover.
+function syncRuns(home) {
+  if (!home) return cell("none", "muted");
+  const runs = home.runs || [];
+  const gaps = runs.filter((r) => r.pendingGap).length;
+  const td = cell(`${home.runTotal || 0}${gaps ? ` (${gaps} with a gap)` : ""}`, gaps ? "warn" : "");
+  td.title = runs.map((r) => `${r.projectId}/${r.runId}: ingested to ${r.cursor || 0} of ${r.lastSequence || 0}`).join("\n");
+  return td;
 }
 
 // The flow: messages as they appear between agents and as they end (answered, cancelled or expired).

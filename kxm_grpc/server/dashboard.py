@@ -28,6 +28,7 @@ import asyncio
 import gzip
 import hashlib
 import json
+import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -143,17 +144,21 @@ class Dashboard:
     def _same_origin(self, headers: Mapping[str, str]) -> None:
         """Refuse a request the browser says comes from another site or origin.
 
+        ``Origin``'s host and port must be the request's ``Host``; its scheme is not compared, so a
+        proxy in front that ends TLS (the hub then sees plain HTTP) still passes its page's calls.
+
         Raises:
             PermissionDenied: (CSRF_REJECTED) ``Sec-Fetch-Site`` is not same-origin, or ``Origin``
-                is not this listener's.
+                names another host than the request's.
         """
         site = headers.get("sec-fetch-site")
         if site is not None and site not in ("same-origin", "none"):
             raise PermissionDenied("the dashboard answers its own page only", reason=Reason.CSRF_REJECTED)
         origin = headers.get("origin")
-        expected = f"{'https' if self._tls else 'http'}://{headers.get('host', '')}"
-        if origin is not None and origin != expected:
-            raise PermissionDenied("the dashboard answers its own page only", reason=Reason.CSRF_REJECTED)
+        if origin is not None:
+            parts = urllib.parse.urlsplit(origin)
+            if parts.scheme not in ("http", "https") or parts.netloc != headers.get("host", ""):
+                raise PermissionDenied("the dashboard answers its own page only", reason=Reason.CSRF_REJECTED)
 
     # -- routes --------------------------------------------------------------------------------
 

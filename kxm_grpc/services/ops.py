@@ -16,6 +16,8 @@ from kxm_grpc.domain.caller import Caller, CredentialKind
 from kxm_grpc.domain.leases import Lease
 from kxm_grpc.domain.messages import Message
 from kxm_grpc.domain.runtimes import Runtime
+from kxm_grpc.domain.sync_events import SyncRun
+from kxm_grpc.domain.workflows.journal import Category, JournalEntry
 from kxm_grpc.errors import PermissionDenied, Reason, Unauthenticated, invalid_field
 from kxm_grpc.services.projects import operator_project, require_project
 from kxm_grpc.store import Store, Tx
@@ -25,6 +27,10 @@ MAX_OPEN_MESSAGES = 16
 MAX_LEASES = 100
 MAX_RUNTIMES = 100
 MAX_RUNS = 8
+MAX_SYNC_RUNS = 16
+MAX_PLANS = 16
+PLAN_SUMMARY_CHARS = 120
+"""Sync runs shown per runtime (the spec's home-runtime view)."""
 MAX_VERSION_LENGTH = 64
 
 T = TypeVar("T")
@@ -53,6 +59,18 @@ class OpsRun:
 
 
 @dataclass(frozen=True, slots=True)
+class OpsPlan:
+    """A run's plan as the journal recorded it, its summary cut to ``PLAN_SUMMARY_CHARS``."""
+
+    id: str
+    run_id: str
+    summary: str
+    create_time: int
+    stage_id: str
+    severity: str
+
+
+@dataclass(frozen=True, slots=True)
 class OpsSnapshot:
     """One project's state as one read saw it (``snapshot_time``, the hub clock)."""
 
@@ -63,6 +81,10 @@ class OpsSnapshot:
     leases: Capped[Lease]
     runtimes: Capped[Runtime]
     runs: Capped[OpsRun]
+    sync_runs: dict[str, Capped[SyncRun]]
+    """Each listed runtime's sync runs (as their home runtime), with their cursors and gaps."""
+    plans: list[OpsPlan]
+    """The newest plans the journal recorded across the project's runs (at most ``MAX_PLANS``)."""
 
 
 def watched_project(caller: Caller, project: str) -> str:
@@ -128,9 +150,38 @@ async def read_snapshot(store: Store, project: str, *, now: int, stale_after: in
             ),
             runtimes=Capped(tx.runtimes.list_page(project, None, MAX_RUNTIMES), tx.runtimes.count(project)),
             runs=Capped(_newest_runs(tx, project), tx.workflows.count_runs(project) + tx.step_runs.count_runs(project)),
+            sync_runs=_sync_runs(tx, project),
+            plans=_plans(tx, project),
         )
 
     return await store.read(read)
+
+
+def _plans(tx: Tx, project: str) -> list[OpsPlan]:
+    """The project's newest plan entries, their summaries on one line and cut short (spec hub §4.8)."""
+    plans = []
+    for link in tx.journal.recent(project=project, categories=(Category.PLAN.value,), limit=MAX_PLANS):
+        entry = link.record
+        if not isinstance(entry, JournalEntry):
+            continue
+        summary = " ".join(entry.summary.split())
+        if len(summary) > PLAN_SUMMARY_CHARS:
+            summary = summary[: PLAN_SUMMARY_CHARS - 1] + "…"
+        plans.append(
+            OpsPlan(entry.id, entry.run_id, summary, entry.create_time, entry.stage_id or "", entry.severity.value)
+        )
+    return plans
+
+
+def _sync_runs(tx: Tx, project: str) -> dict[str, Capped[SyncRun]]:
+    """The project's sync runs by home runtime, ``MAX_SYNC_RUNS`` of each, counted."""
+    shown: dict[str, list[SyncRun]] = {}
+    for run in tx.sync_events.runs_by_home(project, MAX_SYNC_RUNS):
+        shown.setdefault(run.home_runtime_id, []).append(run)
+    return {
+        runtime: Capped(shown.get(runtime, []), total)
+        for runtime, total in tx.sync_events.count_by_home(project).items()
+    }
 
 
 def _newest_runs(tx: Tx, project: str) -> list[OpsRun]:

@@ -151,6 +151,13 @@ async def test_a_cookie_call_needs_the_csrf_value_and_this_origin(
         cross_site = await http.request(
             SNAPSHOT, body, headers=[("Cookie", cookie), ("x-kxm-csrf", csrf), ("Sec-Fetch-Site", "cross-site")]
         )
+        opaque = await http.request(
+            SNAPSHOT, body, headers=[("Cookie", cookie), ("x-kxm-csrf", csrf), ("Origin", "null")]
+        )
+        # Behind a proxy that ends TLS the hub sees plain HTTP: the origin's scheme is not compared.
+        proxied = await http.request(
+            SNAPSHOT, body, headers=[("Cookie", cookie), ("x-kxm-csrf", csrf), ("Origin", "https://127.0.0.1")]
+        )
         name, value = cookie.split("=", 1)
         tampered = await http.request(
             SNAPSHOT, body, headers=[("Cookie", f"{name}={value[:-2]}AA"), ("x-kxm-csrf", csrf)]
@@ -160,8 +167,8 @@ async def test_a_cookie_call_needs_the_csrf_value_and_this_origin(
             "/kxm.v1.MessageService/ListInbox", b"{}", headers=[("Cookie", cookie), ("x-kxm-csrf", csrf)]
         )
     assert good.status == 200 and [a["name"] for a in json.loads(good.body)["agents"]] == ["alice"]
-    assert same_site.status == 200
-    for refused in (no_csrf, wrong_csrf, other_origin, cross_site):
+    assert same_site.status == 200 and proxied.status == 200
+    for refused in (no_csrf, wrong_csrf, other_origin, cross_site, opaque):
         assert (refused.status, _reason(refused)) == (403, "ERROR_REASON_CSRF_REJECTED")
     assert (tampered.status, _reason(tampered)) == (401, "ERROR_REASON_INVALID_AUTH")
     assert (nothing.status, _reason(nothing)) == (401, "ERROR_REASON_CREDENTIAL_MISSING")

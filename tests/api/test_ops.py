@@ -14,8 +14,10 @@ from kxm_grpc.domain.clock import ManualClock
 from kxm_grpc.errors import InvalidArgument, NotFound, PermissionDenied, Reason
 from kxm_grpc.services import ops
 from kxm_grpc.v1 import types_pb2
+from tests.api.test_runtimes import sync_event
 from tests.conftest import ADMIN_TOKEN, AgentFactory, Hub, Project, ProjectFactory
 from tests.test_cli import kxm
+from tests.workflows import define, start_run
 
 SECRET_CONTENT = "the content no operator view may carry"
 
@@ -141,3 +143,33 @@ async def test_kxm_ops_snapshot_prints_it_as_json_and_as_text(
     assert SECRET_CONTENT not in as_json and SECRET_CONTENT not in as_text
     assert text_code == 0 and "agents (2 of 2):" in as_text and "alice -> bob\tqueued\tsent " in as_text
     assert refused != 0 and "PROJECT_NOT_FOUND" in said
+
+
+async def test_a_snapshot_shows_each_runtimes_sync_runs_with_their_cursors_and_gaps(hub: Hub, project: Project) -> None:
+    async with HubClient(hub.address, token=project.token) as laptop, hub.admin() as admin:
+        await laptop.runtimes.register("rtm_laptop000001", host="laptop", adopt=True)
+        events = [sync_event(1), sync_event(2), sync_event(1, run_id="run_000000000002")]
+        events.append(sync_event(3, run_id="run_000000000002"))  # 2 is missing: a gap
+        await laptop.runtimes.push_sync_events(events)
+        seen = await admin.ops.get_snapshot(project="alpha")
+    (home,) = seen.runtime_runs
+    assert (home.runtime_id, home.run_total) == ("rtm_laptop000001", 2)
+    assert [(r.run_id, r.cursor, r.last_sequence, r.pending_gap) for r in home.runs] == [
+        ("run_000000000001", 2, 2, False),
+        ("run_000000000002", 1, 3, True),
+    ]
+
+
+async def test_a_snapshot_shows_the_newest_plans_on_one_line_and_cut_short(
+    hub: Hub, project: Project, make_agent: AgentFactory
+) -> None:
+    coordinator = await make_agent("coordinator")
+    run = await start_run(hub, define())
+    long_plan = "Reproduce first,\n   then   fix.  " + "x" * 200
+    await coordinator.workflows.journal.record(run.id, "plan", long_plan, area="workflow", stage_id="review")
+    await coordinator.workflows.journal.record(run.id, "lesson", "not a plan", area="workflow", evidence="log.txt")
+    async with hub.admin() as admin:
+        seen = await admin.ops.get_snapshot(project="alpha")
+    (plan,) = seen.plans
+    assert plan.run_id == run.id and plan.stage_id == "review" and len(plan.summary) == 120
+    assert plan.summary.startswith("Reproduce first, then fix. xxx") and plan.summary.endswith("…")

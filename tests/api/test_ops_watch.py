@@ -222,7 +222,7 @@ def test_the_next_lapse_is_the_first_presence_window_or_lease_to_end() -> None:
     def seen(agents: list[Agent], leases: list[Lease], runtimes: list[Runtime]) -> ops.OpsSnapshot:
         return ops.OpsSnapshot(
             "alpha", now, ops.Capped(agents, len(agents)), ops.Capped([], 0), ops.Capped(leases, len(leases)),
-            ops.Capped(runtimes, len(runtimes)), ops.Capped([], 0),
+            ops.Capped(runtimes, len(runtimes)), ops.Capped([], 0), {}, [],
         )  # fmt: skip
 
     runtime = Runtime(project="alpha", id="rtm_builder01", host="", register_time=0, heartbeat_time=now - 10)

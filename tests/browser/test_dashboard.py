@@ -20,6 +20,7 @@ import pytest
 
 from kxm_grpc.client import HubClient
 from kxm_grpc.v1 import workflow_types_pb2
+from tests.api.test_runtimes import sync_event
 from tests.browser.conftest import LAPTOP, PHONE, axe_violations, dashboard_url
 from tests.conftest import ADMIN_TOKEN, AgentFactory, Hub, Project
 from tests.workflows import define, start_run
@@ -139,6 +140,10 @@ async def test_agents_messages_and_leases_appear_live_without_their_content(
     lease = await alice.leases.get("deploy")
     await alice.leases.release("deploy", lease.lease.fencing_token)
     await shown(page, "#leases tbody tr:has-text('No live leases')", "a lease released")
+    async with HubClient(hub.address, token=project.token) as laptop:
+        await laptop.runtimes.register("rtm_laptop000001", host="laptop", adopt=True)
+        await laptop.runtimes.push_sync_events([sync_event(1), sync_event(3)])  # 2 is missing
+    await shown(page, "#runtimes tbody tr:has-text('1 (1 with a gap)')", "a runtime's run with a gap")
 
     content = await page.content()
     assert lease_cells[:3] == ["deploy", "alice", str(lease.lease.fencing_token)]

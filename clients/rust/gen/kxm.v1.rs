@@ -6904,6 +6904,878 @@ pub mod lease_service_client {
         }
     }
 }
+/// JournalEntry is one entry of a run's journal, as written: an entry is never changed afterwards.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct JournalEntry {
+    /// `journal_…`.
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    /// The run.
+    #[prost(string, tag = "2")]
+    pub run_id: ::prost::alloc::string::String,
+    /// The recording agent's id, or `hub` for the hub's own entries.
+    #[prost(string, tag = "3")]
+    pub author: ::prost::alloc::string::String,
+    /// What it records.
+    #[prost(enumeration = "JournalCategory", tag = "4")]
+    pub category: i32,
+    /// Where improvement is needed.
+    #[prost(enumeration = "ImprovementArea", tag = "5")]
+    pub area: i32,
+    /// How much it weighs.
+    #[prost(enumeration = "JournalSeverity", tag = "6")]
+    pub severity: i32,
+    /// At most 1,000 characters.
+    #[prost(string, tag = "7")]
+    pub summary: ::prost::alloc::string::String,
+    /// At most 8,000 characters.
+    #[prost(string, tag = "8")]
+    pub details: ::prost::alloc::string::String,
+    /// At most 32 strings of 1,000 characters; `class:<name>` names a recurring class for the signals.
+    #[prost(string, repeated, tag = "9")]
+    pub evidence: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// Entries of the same run this one relates to (a decision or lesson resolves a contradiction it names).
+    #[prost(string, repeated, tag = "10")]
+    pub related_entry_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// The stage it is about, if any.
+    #[prost(string, tag = "11")]
+    pub stage_id: ::prost::alloc::string::String,
+    /// The stage's attempt it is about: derived by the hub, never the caller's.
+    #[prost(int32, optional, tag = "12")]
+    pub attempt: ::core::option::Option<i32>,
+    /// When it was recorded.
+    #[prost(message, optional, tag = "13")]
+    pub create_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// A promotable entry's status now (the fold of its promotion records); UNSPECIFIED for the others.
+    #[prost(enumeration = "PromotionStatus", tag = "14")]
+    pub promotion_status: i32,
+}
+/// JournalPromotion is an operator's decision on a promotable entry: a journal record of its own.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct JournalPromotion {
+    /// `promotion_…`.
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    /// The entry's run.
+    #[prost(string, tag = "2")]
+    pub run_id: ::prost::alloc::string::String,
+    /// The entry decided.
+    #[prost(string, tag = "3")]
+    pub entry_id: ::prost::alloc::string::String,
+    /// Always PROPOSED: decisions are terminal.
+    #[prost(enumeration = "PromotionStatus", tag = "4")]
+    pub from_status: i32,
+    /// APPROVED, REJECTED or QUARANTINED.
+    #[prost(enumeration = "PromotionStatus", tag = "5")]
+    pub to_status: i32,
+    /// What the decision rests on (at least one).
+    #[prost(string, repeated, tag = "6")]
+    pub evidence_refs: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// The operator's name (`admin` for the bootstrap admin).
+    #[prost(string, tag = "7")]
+    pub decided_by: ::prost::alloc::string::String,
+    /// At most 1,000 characters.
+    #[prost(string, tag = "8")]
+    pub reason: ::prost::alloc::string::String,
+    /// When it was decided.
+    #[prost(message, optional, tag = "9")]
+    pub decide_time: ::core::option::Option<::prost_types::Timestamp>,
+}
+/// JournalRecord is a record of a run's journal as the chain holds it.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct JournalRecord {
+    /// Its position in the run's journal, from 0.
+    #[prost(int64, tag = "3")]
+    pub sequence: i64,
+    /// The id of the hub journal key that sealed it.
+    #[prost(string, tag = "4")]
+    pub key_id: ::prost::alloc::string::String,
+    /// HMAC-SHA256 (64 hex) of its canonical form chained to its predecessor's.
+    #[prost(string, tag = "5")]
+    pub chain: ::prost::alloc::string::String,
+    /// The record.
+    #[prost(oneof = "journal_record::Record", tags = "1, 2")]
+    pub record: ::core::option::Option<journal_record::Record>,
+}
+/// Nested message and enum types in `JournalRecord`.
+pub mod journal_record {
+    /// The record.
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Oneof)]
+    pub enum Record {
+        /// An entry.
+        #[prost(message, tag = "1")]
+        Entry(super::JournalEntry),
+        /// A promotion decision.
+        #[prost(message, tag = "2")]
+        Promotion(super::JournalPromotion),
+    }
+}
+/// AreaReport is one improvement area's summary over the entries a report read.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct AreaReport {
+    /// The area.
+    #[prost(enumeration = "ImprovementArea", tag = "1")]
+    pub area: i32,
+    /// Entries of the area.
+    #[prost(int32, tag = "2")]
+    pub total: i32,
+    /// Its error entries.
+    #[prost(int32, tag = "3")]
+    pub errors: i32,
+    /// Its contradiction entries.
+    #[prost(int32, tag = "4")]
+    pub contradictions: i32,
+    /// Its lesson entries.
+    #[prost(int32, tag = "5")]
+    pub lessons: i32,
+    /// Up to 10 error, contradiction, lesson and skill-candidate entries: severity first, then category
+    /// (that order), oldest first, then id by code unit.
+    #[prost(message, repeated, tag = "6")]
+    pub priorities: ::prost::alloc::vec::Vec<JournalEntry>,
+}
+/// ImprovementSignal is a problem that recurs: entries of one or more runs sharing a key.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ImprovementSignal {
+    /// `<category>|class:<class>`, `error|stage:<definition>/<stage>` or `<category>|summary:<normalised summary>`.
+    #[prost(string, tag = "1")]
+    pub key: ::prost::alloc::string::String,
+    /// `class`, `stage` or `summary`: which rule made the key.
+    #[prost(string, tag = "2")]
+    pub basis: ::prost::alloc::string::String,
+    /// The entries' category.
+    #[prost(enumeration = "JournalCategory", tag = "3")]
+    pub category: i32,
+    /// The entries' modal area (ties in the areas' order).
+    #[prost(enumeration = "ImprovementArea", tag = "4")]
+    pub area: i32,
+    /// Ranked ahead of every other signal: the area is security, or the class is invalid_auth,
+    /// invalid_identity or signal_mismatch.
+    #[prost(bool, tag = "5")]
+    pub security: bool,
+    /// Distinct runs.
+    #[prost(int32, tag = "6")]
+    pub frequency: i32,
+    /// Up to 16 run ids, by code unit.
+    #[prost(string, repeated, tag = "7")]
+    pub run_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// Up to 16 entry ids, by code unit.
+    #[prost(string, repeated, tag = "8")]
+    pub entry_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// The highest severity among the entries.
+    #[prost(enumeration = "JournalSeverity", tag = "9")]
+    pub severity: i32,
+    /// 3, 2 or 1.
+    #[prost(int32, tag = "10")]
+    pub severity_weight: i32,
+    /// The mean attempt cost of the known runs (max(1, attempts + transitions)); unset when no run is known.
+    #[prost(double, optional, tag = "11")]
+    pub workflow_cost: ::core::option::Option<f64>,
+    /// `run-attempts`, or `unknown` when no run is known.
+    #[prost(string, tag = "12")]
+    pub cost_basis: ::prost::alloc::string::String,
+    /// 0.5 + 0.5 × (entries with evidence ÷ entries).
+    #[prost(double, tag = "13")]
+    pub confidence: f64,
+    /// frequency × severity weight × (cost or 1) × confidence, rounded to 3 decimals.
+    #[prost(double, tag = "14")]
+    pub priority: f64,
+    /// The latest entry's summary, redacted.
+    #[prost(string, tag = "15")]
+    pub summary: ::prost::alloc::string::String,
+}
+/// JournalVerdict says whether a run's journal is intact, or names the first record that is not.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct JournalVerdict {
+    /// The run.
+    #[prost(string, tag = "1")]
+    pub run_id: ::prost::alloc::string::String,
+    /// True when every record verified (and the journal holds the head recorded at the run's end).
+    #[prost(bool, tag = "2")]
+    pub intact: bool,
+    /// How many records verified, from the first.
+    #[prost(int64, tag = "3")]
+    pub verified_records: i64,
+    /// Why the first bad record failed; UNSPECIFIED when intact.
+    #[prost(enumeration = "journal_verdict::Problem", tag = "4")]
+    pub problem: i32,
+    /// The first bad record's sequence (for TRUNCATED: the missing head's).
+    #[prost(int64, tag = "5")]
+    pub breach_sequence: i64,
+    /// The first bad record's id (empty for TRUNCATED).
+    #[prost(string, tag = "6")]
+    pub breach_record_id: ::prost::alloc::string::String,
+    /// The key id the first bad record names.
+    #[prost(string, tag = "7")]
+    pub breach_key_id: ::prost::alloc::string::String,
+    /// The last verified record's sequence (-1 for none).
+    #[prost(int64, tag = "8")]
+    pub head_sequence: i64,
+    /// The last verified record's chain.
+    #[prost(string, tag = "9")]
+    pub head_chain: ::prost::alloc::string::String,
+    /// The key ids of the verified records, in order of first use.
+    #[prost(string, repeated, tag = "10")]
+    pub key_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// True when the run's retrospective recorded a head the journal was held to.
+    #[prost(bool, tag = "11")]
+    pub held_to_retrospective: bool,
+}
+/// Nested message and enum types in `JournalVerdict`.
+pub mod journal_verdict {
+    /// Why a record does not verify.
+    #[derive(
+        Clone,
+        Copy,
+        Debug,
+        PartialEq,
+        Eq,
+        Hash,
+        PartialOrd,
+        Ord,
+        ::prost::Enumeration
+    )]
+    #[repr(i32)]
+    pub enum Problem {
+        /// Intact.
+        Unspecified = 0,
+        /// The record belongs to another run (copied in).
+        ForeignRun = 1,
+        /// Its sequence is not its position: a record before it was deleted, or it was inserted or moved.
+        OutOfSequence = 2,
+        /// Its key id is not in the hub's keyring (a retired key dropped, or a key the hub never had).
+        UnknownKey = 3,
+        /// Its chain does not match: a field changed, a predecessor was replaced, or the chain was
+        /// recomputed without the hub's key.
+        Altered = 4,
+        /// The journal ends before the head its retrospective recorded when the run ended.
+        Truncated = 5,
+        /// The run ended with records in its journal, but the head its retrospective recorded is missing or
+        /// its seal does not verify: records cut from the end could not be told.
+        HeadUnverified = 6,
+    }
+    impl Problem {
+        /// String value of the enum field names used in the ProtoBuf definition.
+        ///
+        /// The values are not transformed in any way and thus are considered stable
+        /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+        pub fn as_str_name(&self) -> &'static str {
+            match self {
+                Self::Unspecified => "PROBLEM_UNSPECIFIED",
+                Self::ForeignRun => "PROBLEM_FOREIGN_RUN",
+                Self::OutOfSequence => "PROBLEM_OUT_OF_SEQUENCE",
+                Self::UnknownKey => "PROBLEM_UNKNOWN_KEY",
+                Self::Altered => "PROBLEM_ALTERED",
+                Self::Truncated => "PROBLEM_TRUNCATED",
+                Self::HeadUnverified => "PROBLEM_HEAD_UNVERIFIED",
+            }
+        }
+        /// Creates an enum from field names used in the ProtoBuf definition.
+        pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+            match value {
+                "PROBLEM_UNSPECIFIED" => Some(Self::Unspecified),
+                "PROBLEM_FOREIGN_RUN" => Some(Self::ForeignRun),
+                "PROBLEM_OUT_OF_SEQUENCE" => Some(Self::OutOfSequence),
+                "PROBLEM_UNKNOWN_KEY" => Some(Self::UnknownKey),
+                "PROBLEM_ALTERED" => Some(Self::Altered),
+                "PROBLEM_TRUNCATED" => Some(Self::Truncated),
+                "PROBLEM_HEAD_UNVERIFIED" => Some(Self::HeadUnverified),
+                _ => None,
+            }
+        }
+    }
+}
+/// WorkflowRetrospective is an ended run's retrospective (`kxm.retrospective.v1`), written when the run
+/// ends. Its proto3 JSON form is the JSON export; texts in it are redacted.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct WorkflowRetrospective {
+    /// `kxm.retrospective.v1`.
+    #[prost(string, tag = "1")]
+    pub schema: ::prost::alloc::string::String,
+    /// The run.
+    #[prost(string, tag = "2")]
+    pub run_id: ::prost::alloc::string::String,
+    /// Its definition.
+    #[prost(string, tag = "3")]
+    pub definition_id: ::prost::alloc::string::String,
+    /// The pinned definition version's hash.
+    #[prost(string, tag = "4")]
+    pub definition_hash: ::prost::alloc::string::String,
+    /// `completed`, `failed` or `cancelled`.
+    #[prost(string, tag = "5")]
+    pub status: ::prost::alloc::string::String,
+    /// When the run started.
+    #[prost(message, optional, tag = "6")]
+    pub started_at: ::core::option::Option<::prost_types::Timestamp>,
+    /// When it ended.
+    #[prost(message, optional, tag = "7")]
+    pub ended_at: ::core::option::Option<::prost_types::Timestamp>,
+    /// Why it ended, redacted.
+    #[prost(string, tag = "8")]
+    pub end_reason: ::prost::alloc::string::String,
+    /// When the retrospective was written.
+    #[prost(message, optional, tag = "9")]
+    pub exported_at: ::core::option::Option<::prost_types::Timestamp>,
+    /// `proposed`: nothing in it is applied before an explicit review decision.
+    #[prost(string, tag = "10")]
+    pub review_decision: ::prost::alloc::string::String,
+    /// The stages.
+    #[prost(message, repeated, tag = "11")]
+    pub stages: ::prost::alloc::vec::Vec<workflow_retrospective::Stage>,
+    /// The declared transitions taken, in time order.
+    #[prost(message, repeated, tag = "12")]
+    pub transitions: ::prost::alloc::vec::Vec<workflow_retrospective::Transition>,
+    /// Entry counts.
+    #[prost(message, optional, tag = "13")]
+    pub counts: ::core::option::Option<workflow_retrospective::Counts>,
+    /// Contradictions no decision or lesson relates to.
+    #[prost(message, repeated, tag = "14")]
+    pub open_contradictions: ::prost::alloc::vec::Vec<workflow_retrospective::Brief>,
+    /// The decisions.
+    #[prost(message, repeated, tag = "15")]
+    pub decisions: ::prost::alloc::vec::Vec<workflow_retrospective::Brief>,
+    /// Every class the entries name, most frequent first.
+    #[prost(message, repeated, tag = "16")]
+    pub recurring_error_classes: ::prost::alloc::vec::Vec<
+        workflow_retrospective::ClassCount,
+    >,
+    /// The newest 500 entries, oldest first.
+    #[prost(message, repeated, tag = "17")]
+    pub entries: ::prost::alloc::vec::Vec<workflow_retrospective::Entry>,
+    /// The first 12 lesson and error entries.
+    #[prost(message, repeated, tag = "18")]
+    pub proposed_improvements: ::prost::alloc::vec::Vec<
+        workflow_retrospective::Improvement,
+    >,
+    /// Per stage entered and peer requirement.
+    #[prost(message, repeated, tag = "19")]
+    pub evidence_audit: ::prost::alloc::vec::Vec<workflow_retrospective::EvidenceAudit>,
+    /// Stages that passed on an approved degradation.
+    #[prost(string, repeated, tag = "20")]
+    pub degraded_stage_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// The journal's head when it was written.
+    #[prost(message, optional, tag = "21")]
+    pub journal: ::core::option::Option<workflow_retrospective::Journal>,
+    /// The oldest entries left out so the document stays within 768 KiB of JSON (0: none).
+    #[prost(int32, tag = "22")]
+    pub omitted_entries: i32,
+}
+/// Nested message and enum types in `WorkflowRetrospective`.
+pub mod workflow_retrospective {
+    /// A stage as it ended.
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+    pub struct Stage {
+        /// The stage id.
+        #[prost(string, tag = "1")]
+        pub id: ::prost::alloc::string::String,
+        /// Its declared area, if any.
+        #[prost(string, tag = "2")]
+        pub area: ::prost::alloc::string::String,
+        /// `pending`, `in_progress`, `waiting`, `passed`, `warning` or `failed`.
+        #[prost(string, tag = "3")]
+        pub status: ::prost::alloc::string::String,
+        /// Attempts consumed at its last visit.
+        #[prost(int32, tag = "4")]
+        pub attempts: i32,
+        /// When it was last entered.
+        #[prost(message, optional, tag = "5")]
+        pub started_at: ::core::option::Option<::prost_types::Timestamp>,
+        /// When it last passed or ended.
+        #[prost(message, optional, tag = "6")]
+        pub completed_at: ::core::option::Option<::prost_types::Timestamp>,
+        /// completed_at − started_at in milliseconds, when both are set.
+        #[prost(int64, optional, tag = "7")]
+        pub duration_ms: ::core::option::Option<i64>,
+        /// Its last update.
+        #[prost(message, optional, tag = "8")]
+        pub updated_at: ::core::option::Option<::prost_types::Timestamp>,
+        /// The last checkpoint's summary, redacted.
+        #[prost(string, tag = "9")]
+        pub summary: ::prost::alloc::string::String,
+    }
+    /// A declared transition taken.
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+    pub struct Transition {
+        /// The transition id.
+        #[prost(string, tag = "1")]
+        pub id: ::prost::alloc::string::String,
+        /// The stage it left.
+        #[prost(string, tag = "2")]
+        pub from_stage: ::prost::alloc::string::String,
+        /// The stage it entered, or `$terminal`.
+        #[prost(string, tag = "3")]
+        pub to_stage: ::prost::alloc::string::String,
+        /// The outcome that chose it.
+        #[prost(string, tag = "4")]
+        pub outcome: ::prost::alloc::string::String,
+        /// The attempt it was taken at.
+        #[prost(int32, tag = "5")]
+        pub attempt: i32,
+        /// The evidence keys reported with it.
+        #[prost(string, repeated, tag = "6")]
+        pub evidence_keys: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+        /// When.
+        #[prost(message, optional, tag = "7")]
+        pub at: ::core::option::Option<::prost_types::Timestamp>,
+    }
+    /// Entry counts.
+    #[derive(Clone, PartialEq, ::prost::Message)]
+    pub struct Counts {
+        /// By category name (`plan` … `skill-candidate`).
+        #[prost(map = "string, int32", tag = "1")]
+        pub by_category: ::std::collections::HashMap<
+            ::prost::alloc::string::String,
+            i32,
+        >,
+        /// By area name.
+        #[prost(map = "string, int32", tag = "2")]
+        pub by_area: ::std::collections::HashMap<::prost::alloc::string::String, i32>,
+        /// By the class the first `class:` evidence names (`unknown` for none).
+        #[prost(map = "string, int32", tag = "3")]
+        pub by_class: ::std::collections::HashMap<::prost::alloc::string::String, i32>,
+    }
+    /// An entry in brief.
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+    pub struct Brief {
+        /// The entry id.
+        #[prost(string, tag = "1")]
+        pub id: ::prost::alloc::string::String,
+        /// Its summary, redacted.
+        #[prost(string, tag = "2")]
+        pub summary: ::prost::alloc::string::String,
+        /// Its area.
+        #[prost(string, tag = "3")]
+        pub area: ::prost::alloc::string::String,
+    }
+    /// A class and how many of the run's entries name it.
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+    pub struct ClassCount {
+        /// The class.
+        #[prost(string, tag = "1")]
+        pub error_class: ::prost::alloc::string::String,
+        /// How many entries.
+        #[prost(int32, tag = "2")]
+        pub count: i32,
+    }
+    /// A journal entry as exported.
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+    pub struct Entry {
+        /// The entry id.
+        #[prost(string, tag = "1")]
+        pub id: ::prost::alloc::string::String,
+        /// Its category's name.
+        #[prost(string, tag = "2")]
+        pub category: ::prost::alloc::string::String,
+        /// Its area's name.
+        #[prost(string, tag = "3")]
+        pub area: ::prost::alloc::string::String,
+        /// `info`, `warning` or `error`.
+        #[prost(string, tag = "4")]
+        pub severity: ::prost::alloc::string::String,
+        /// Redacted.
+        #[prost(string, tag = "5")]
+        pub summary: ::prost::alloc::string::String,
+        /// Up to 32, redacted, each at most 500 characters.
+        #[prost(string, repeated, tag = "6")]
+        pub evidence: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+        /// Up to 16.
+        #[prost(string, repeated, tag = "7")]
+        pub related_entry_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+        /// When it was recorded.
+        #[prost(message, optional, tag = "8")]
+        pub created_at: ::core::option::Option<::prost_types::Timestamp>,
+        /// The author's agent id, or `hub`.
+        #[prost(string, tag = "9")]
+        pub author: ::prost::alloc::string::String,
+        /// The stage it is about.
+        #[prost(string, tag = "10")]
+        pub stage_id: ::prost::alloc::string::String,
+        /// The stage's attempt.
+        #[prost(int32, optional, tag = "11")]
+        pub attempt: ::core::option::Option<i32>,
+        /// A promotable entry's status when the retrospective was written.
+        #[prost(string, tag = "12")]
+        pub promotion_state: ::prost::alloc::string::String,
+    }
+    /// A lesson or error proposed as an improvement (evidence, not policy).
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+    pub struct Improvement {
+        /// The entry it comes from.
+        #[prost(string, tag = "1")]
+        pub entry_id: ::prost::alloc::string::String,
+        /// Its area.
+        #[prost(string, tag = "2")]
+        pub area: ::prost::alloc::string::String,
+        /// Its summary, redacted.
+        #[prost(string, tag = "3")]
+        pub summary: ::prost::alloc::string::String,
+        /// How success is measured.
+        #[prost(string, tag = "4")]
+        pub success_measure: ::prost::alloc::string::String,
+        /// `proposed`.
+        #[prost(string, tag = "5")]
+        pub status: ::prost::alloc::string::String,
+    }
+    /// A peer-evidence requirement of a stage at its last attempt.
+    #[derive(Clone, PartialEq, ::prost::Message)]
+    pub struct EvidenceAudit {
+        /// The stage.
+        #[prost(string, tag = "1")]
+        pub stage_id: ::prost::alloc::string::String,
+        /// The requirement.
+        #[prost(string, tag = "2")]
+        pub requirement_key: ::prost::alloc::string::String,
+        /// The stage's last visit.
+        #[prost(int32, tag = "3")]
+        pub visit: i32,
+        /// That visit's last attempt.
+        #[prost(int32, tag = "4")]
+        pub attempt: i32,
+        /// The policy.
+        #[prost(message, optional, tag = "5")]
+        pub policy: ::core::option::Option<evidence_audit::Policy>,
+        /// Who could produce.
+        #[prost(message, repeated, tag = "6")]
+        pub eligible_producers: ::prost::alloc::vec::Vec<evidence_audit::Producer>,
+        /// Producers with a verified reply at that attempt.
+        #[prost(string, repeated, tag = "7")]
+        pub verified_producer_ids: ::prost::alloc::vec::Vec<
+            ::prost::alloc::string::String,
+        >,
+        /// Producers the quorum counted.
+        #[prost(int32, tag = "8")]
+        pub counted_producers: i32,
+        /// The verified replies.
+        #[prost(message, repeated, tag = "9")]
+        pub verified_messages: ::prost::alloc::vec::Vec<evidence_audit::VerifiedMessage>,
+        /// The requirement was met only thanks to an approved degradation.
+        #[prost(bool, tag = "10")]
+        pub degraded: bool,
+        /// Approvals at that attempt.
+        #[prost(message, repeated, tag = "11")]
+        pub degradation_approvals: ::prost::alloc::vec::Vec<evidence_audit::Approval>,
+    }
+    /// Nested message and enum types in `EvidenceAudit`.
+    pub mod evidence_audit {
+        /// The requirement's policy.
+        #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+        pub struct Policy {
+            /// The policy's quorum.
+            #[prost(int32, tag = "1")]
+            pub min_producers: i32,
+            /// The quorum applied (smaller after an approved degradation).
+            #[prost(int32, tag = "2")]
+            pub effective_min_producers: i32,
+            /// The smallest quorum an operator may approve.
+            #[prost(int32, optional, tag = "3")]
+            pub degraded_min_producers: ::core::option::Option<i32>,
+            /// Dimensions the producers must differ in.
+            #[prost(string, repeated, tag = "4")]
+            pub distinct_by: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+        }
+        /// An eligible producer.
+        #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+        pub struct Producer {
+            /// Agent id.
+            #[prost(string, tag = "1")]
+            pub id: ::prost::alloc::string::String,
+            /// Agent name.
+            #[prost(string, tag = "2")]
+            pub name: ::prost::alloc::string::String,
+            /// Its declared provider.
+            #[prost(string, tag = "3")]
+            pub provider: ::prost::alloc::string::String,
+            /// Its declared model.
+            #[prost(string, tag = "4")]
+            pub model: ::prost::alloc::string::String,
+        }
+        /// A verified reply (metadata and hashes only, never bodies).
+        #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+        pub struct VerifiedMessage {
+            /// The reply's message id.
+            #[prost(string, tag = "1")]
+            pub message_id: ::prost::alloc::string::String,
+            /// Its producer's agent id.
+            #[prost(string, tag = "2")]
+            pub producer_id: ::prost::alloc::string::String,
+            /// Its producer's name.
+            #[prost(string, tag = "3")]
+            pub producer_name: ::prost::alloc::string::String,
+            /// The visit it was verified for.
+            #[prost(int32, tag = "4")]
+            pub visit: i32,
+            /// The attempt it was verified for.
+            #[prost(int32, tag = "5")]
+            pub attempt: i32,
+            /// SHA-256 of the request's body.
+            #[prost(string, tag = "6")]
+            pub request_sha256: ::prost::alloc::string::String,
+            /// SHA-256 of the reply's body.
+            #[prost(string, tag = "7")]
+            pub reply_sha256: ::prost::alloc::string::String,
+            /// When the request was sent.
+            #[prost(message, optional, tag = "8")]
+            pub created_at: ::core::option::Option<::prost_types::Timestamp>,
+            /// When the request was delivered.
+            #[prost(message, optional, tag = "9")]
+            pub delivered_at: ::core::option::Option<::prost_types::Timestamp>,
+            /// When the reply was written.
+            #[prost(message, optional, tag = "10")]
+            pub replied_at: ::core::option::Option<::prost_types::Timestamp>,
+            /// When the hub verified it.
+            #[prost(message, optional, tag = "11")]
+            pub verified_at: ::core::option::Option<::prost_types::Timestamp>,
+        }
+        /// An operator's approval of a smaller quorum.
+        #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+        pub struct Approval {
+            /// The approval id.
+            #[prost(string, tag = "1")]
+            pub id: ::prost::alloc::string::String,
+            /// The requirement.
+            #[prost(string, tag = "2")]
+            pub requirement_key: ::prost::alloc::string::String,
+            /// The visit.
+            #[prost(int32, tag = "3")]
+            pub visit: i32,
+            /// The attempt.
+            #[prost(int32, tag = "4")]
+            pub attempt: i32,
+            /// The policy's quorum.
+            #[prost(int32, tag = "5")]
+            pub policy_min_producers: i32,
+            /// The approved quorum.
+            #[prost(int32, tag = "6")]
+            pub approved_min_producers: i32,
+            /// The operator.
+            #[prost(string, tag = "7")]
+            pub approved_by: ::prost::alloc::string::String,
+            /// Why, redacted.
+            #[prost(string, tag = "8")]
+            pub reason: ::prost::alloc::string::String,
+            /// When.
+            #[prost(message, optional, tag = "9")]
+            pub approved_at: ::core::option::Option<::prost_types::Timestamp>,
+        }
+    }
+    /// The journal as it stood when the retrospective was written.
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+    pub struct Journal {
+        /// Records (entries and promotion records).
+        #[prost(int64, tag = "1")]
+        pub records: i64,
+        /// The last record's sequence (-1 for an empty journal).
+        #[prost(int64, tag = "2")]
+        pub head_sequence: i64,
+        /// The last record's chain: VerifyJournal holds the journal to it.
+        #[prost(string, tag = "3")]
+        pub head_chain: ::prost::alloc::string::String,
+        /// Key ids that sealed the records.
+        #[prost(string, repeated, tag = "4")]
+        pub key_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+        /// The journal key that sealed this head.
+        #[prost(string, tag = "5")]
+        pub head_key_id: ::prost::alloc::string::String,
+        /// HMAC-SHA256 of the run id, head sequence and head chain under that key.
+        #[prost(string, tag = "6")]
+        pub head_mac: ::prost::alloc::string::String,
+    }
+}
+/// JournalCategory is what a journal entry records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum JournalCategory {
+    /// Never valid: RecordJournal refuses it (ERROR_REASON_INVALID_JOURNAL_CATEGORY).
+    Unspecified = 0,
+    /// What the coordinator means to do.
+    Plan = 1,
+    /// A choice made, by the coordinator, an operator or the hub.
+    Decision = 2,
+    /// Two findings that disagree; a decision or lesson relating to it resolves it.
+    Contradiction = 3,
+    /// Something that went wrong.
+    Error = 4,
+    /// What the next run should do differently; needs evidence.
+    Lesson = 5,
+    /// A fact noticed.
+    Observation = 6,
+    /// A guess to test; promotable.
+    Hypothesis = 7,
+    /// A test of a hypothesis; promotable.
+    Experiment = 8,
+    /// A change of the run's state (the hub's transitions, for instance).
+    StateChange = 9,
+    /// A reusable procedure proposed for later runs; needs evidence; promotable.
+    SkillCandidate = 10,
+}
+impl JournalCategory {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "JOURNAL_CATEGORY_UNSPECIFIED",
+            Self::Plan => "JOURNAL_CATEGORY_PLAN",
+            Self::Decision => "JOURNAL_CATEGORY_DECISION",
+            Self::Contradiction => "JOURNAL_CATEGORY_CONTRADICTION",
+            Self::Error => "JOURNAL_CATEGORY_ERROR",
+            Self::Lesson => "JOURNAL_CATEGORY_LESSON",
+            Self::Observation => "JOURNAL_CATEGORY_OBSERVATION",
+            Self::Hypothesis => "JOURNAL_CATEGORY_HYPOTHESIS",
+            Self::Experiment => "JOURNAL_CATEGORY_EXPERIMENT",
+            Self::StateChange => "JOURNAL_CATEGORY_STATE_CHANGE",
+            Self::SkillCandidate => "JOURNAL_CATEGORY_SKILL_CANDIDATE",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "JOURNAL_CATEGORY_UNSPECIFIED" => Some(Self::Unspecified),
+            "JOURNAL_CATEGORY_PLAN" => Some(Self::Plan),
+            "JOURNAL_CATEGORY_DECISION" => Some(Self::Decision),
+            "JOURNAL_CATEGORY_CONTRADICTION" => Some(Self::Contradiction),
+            "JOURNAL_CATEGORY_ERROR" => Some(Self::Error),
+            "JOURNAL_CATEGORY_LESSON" => Some(Self::Lesson),
+            "JOURNAL_CATEGORY_OBSERVATION" => Some(Self::Observation),
+            "JOURNAL_CATEGORY_HYPOTHESIS" => Some(Self::Hypothesis),
+            "JOURNAL_CATEGORY_EXPERIMENT" => Some(Self::Experiment),
+            "JOURNAL_CATEGORY_STATE_CHANGE" => Some(Self::StateChange),
+            "JOURNAL_CATEGORY_SKILL_CANDIDATE" => Some(Self::SkillCandidate),
+            _ => None,
+        }
+    }
+}
+/// JournalSeverity weighs an entry in the reports (error 3, warning 2, info 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum JournalSeverity {
+    /// In a request: info.
+    Unspecified = 0,
+    /// Weight 1.
+    Info = 1,
+    /// Weight 2.
+    Warning = 2,
+    /// Weight 3.
+    Error = 3,
+}
+impl JournalSeverity {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "JOURNAL_SEVERITY_UNSPECIFIED",
+            Self::Info => "JOURNAL_SEVERITY_INFO",
+            Self::Warning => "JOURNAL_SEVERITY_WARNING",
+            Self::Error => "JOURNAL_SEVERITY_ERROR",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "JOURNAL_SEVERITY_UNSPECIFIED" => Some(Self::Unspecified),
+            "JOURNAL_SEVERITY_INFO" => Some(Self::Info),
+            "JOURNAL_SEVERITY_WARNING" => Some(Self::Warning),
+            "JOURNAL_SEVERITY_ERROR" => Some(Self::Error),
+            _ => None,
+        }
+    }
+}
+/// ImprovementArea is where an entry says improvement is needed; reports follow this order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum ImprovementArea {
+    /// In a request: the bound stage's declared area (none: ERROR_REASON_INVALID_IMPROVEMENT_AREA).
+    Unspecified = 0,
+    /// The agents' harness: prompts, tools, timeouts.
+    Harness = 1,
+    /// Gates and signals.
+    Gates = 2,
+    /// The work itself.
+    Implementation = 3,
+    /// The workflow definition: stages, transitions, budgets.
+    Workflow = 4,
+    /// Documentation.
+    Documentation = 5,
+    /// Security: quorum degradations, identities, signatures; ranked ahead of every other signal.
+    Security = 6,
+    /// Anything else.
+    Other = 7,
+}
+impl ImprovementArea {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "IMPROVEMENT_AREA_UNSPECIFIED",
+            Self::Harness => "IMPROVEMENT_AREA_HARNESS",
+            Self::Gates => "IMPROVEMENT_AREA_GATES",
+            Self::Implementation => "IMPROVEMENT_AREA_IMPLEMENTATION",
+            Self::Workflow => "IMPROVEMENT_AREA_WORKFLOW",
+            Self::Documentation => "IMPROVEMENT_AREA_DOCUMENTATION",
+            Self::Security => "IMPROVEMENT_AREA_SECURITY",
+            Self::Other => "IMPROVEMENT_AREA_OTHER",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "IMPROVEMENT_AREA_UNSPECIFIED" => Some(Self::Unspecified),
+            "IMPROVEMENT_AREA_HARNESS" => Some(Self::Harness),
+            "IMPROVEMENT_AREA_GATES" => Some(Self::Gates),
+            "IMPROVEMENT_AREA_IMPLEMENTATION" => Some(Self::Implementation),
+            "IMPROVEMENT_AREA_WORKFLOW" => Some(Self::Workflow),
+            "IMPROVEMENT_AREA_DOCUMENTATION" => Some(Self::Documentation),
+            "IMPROVEMENT_AREA_SECURITY" => Some(Self::Security),
+            "IMPROVEMENT_AREA_OTHER" => Some(Self::Other),
+            _ => None,
+        }
+    }
+}
+/// PromotionStatus is where a promotable entry (skill candidate, hypothesis, experiment) stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum PromotionStatus {
+    /// Not promotable (every other category).
+    Unspecified = 0,
+    /// Recorded, not decided yet.
+    Proposed = 1,
+    /// Adopted; terminal.
+    Approved = 2,
+    /// Refused; terminal.
+    Rejected = 3,
+    /// Set aside as unsafe or unproven; terminal.
+    Quarantined = 4,
+}
+impl PromotionStatus {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "PROMOTION_STATUS_UNSPECIFIED",
+            Self::Proposed => "PROMOTION_STATUS_PROPOSED",
+            Self::Approved => "PROMOTION_STATUS_APPROVED",
+            Self::Rejected => "PROMOTION_STATUS_REJECTED",
+            Self::Quarantined => "PROMOTION_STATUS_QUARANTINED",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "PROMOTION_STATUS_UNSPECIFIED" => Some(Self::Unspecified),
+            "PROMOTION_STATUS_PROPOSED" => Some(Self::Proposed),
+            "PROMOTION_STATUS_APPROVED" => Some(Self::Approved),
+            "PROMOTION_STATUS_REJECTED" => Some(Self::Rejected),
+            "PROMOTION_STATUS_QUARANTINED" => Some(Self::Quarantined),
+            _ => None,
+        }
+    }
+}
 /// StepAssignment is one assignment of a step run's current attempt.
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct StepAssignment {
@@ -7911,6 +8783,67 @@ pub struct GetOpsSnapshotResponse {
     /// How many workflow runs it has (every status).
     #[prost(int32, tag = "12")]
     pub run_total: i32,
+    /// The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+    /// registered, or no longer, in `runtimes`), by runtime id.
+    #[prost(message, repeated, tag = "13")]
+    pub runtime_runs: ::prost::alloc::vec::Vec<OpsRuntimeRuns>,
+    /// The newest plans the journal recorded across the project's runs, newest first; at most 16.
+    #[prost(message, repeated, tag = "14")]
+    pub plans: ::prost::alloc::vec::Vec<OpsPlan>,
+}
+/// OpsPlan is a run's plan as the journal recorded it, its summary on one line and cut to 120 characters.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct OpsPlan {
+    /// The journal entry's id.
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    /// The run it plans.
+    #[prost(string, tag = "2")]
+    pub run_id: ::prost::alloc::string::String,
+    /// Its summary, whitespace collapsed, at most 120 characters.
+    #[prost(string, tag = "3")]
+    pub summary: ::prost::alloc::string::String,
+    /// When it was recorded.
+    #[prost(message, optional, tag = "4")]
+    pub create_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// The stage it is about (empty: the run).
+    #[prost(string, tag = "5")]
+    pub stage_id: ::prost::alloc::string::String,
+    /// Its severity.
+    #[prost(enumeration = "JournalSeverity", tag = "6")]
+    pub severity: i32,
+}
+/// OpsRuntimeRuns is one home runtime's sync runs as the dashboard shows them: how far each was ingested.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct OpsRuntimeRuns {
+    /// The home runtime's id.
+    #[prost(string, tag = "1")]
+    pub runtime_id: ::prost::alloc::string::String,
+    /// Its sync runs by project id and run id; at most 16.
+    #[prost(message, repeated, tag = "2")]
+    pub runs: ::prost::alloc::vec::Vec<OpsSyncRun>,
+    /// How many sync runs it is the home of.
+    #[prost(int32, tag = "3")]
+    pub run_total: i32,
+}
+/// OpsSyncRun is one runtime run's ingest state: its gapless cursor and whether events beyond it wait.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct OpsSyncRun {
+    /// The runtime-side project id.
+    #[prost(string, tag = "1")]
+    pub project_id: ::prost::alloc::string::String,
+    /// The run id.
+    #[prost(string, tag = "2")]
+    pub run_id: ::prost::alloc::string::String,
+    /// The last sequence of the gapless prefix ingested (ListRunEvents reads up to it).
+    #[prost(int64, tag = "3")]
+    pub cursor: i64,
+    /// The highest sequence stored.
+    #[prost(int64, tag = "4")]
+    pub last_sequence: i64,
+    /// True when events beyond the cursor are stored: a sequence is missing.
+    #[prost(bool, tag = "5")]
+    pub pending_gap: bool,
 }
 /// OpsRun is a workflow run as the dashboard lists it: what it runs and where it stands, never its payload.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -8607,878 +9540,6 @@ pub mod runtime_service_client {
             req.extensions_mut()
                 .insert(GrpcMethod::new("kxm.v1.RuntimeService", "ReassignSyncProject"));
             self.inner.unary(req, path, codec).await
-        }
-    }
-}
-/// JournalEntry is one entry of a run's journal, as written: an entry is never changed afterwards.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct JournalEntry {
-    /// `journal_…`.
-    #[prost(string, tag = "1")]
-    pub id: ::prost::alloc::string::String,
-    /// The run.
-    #[prost(string, tag = "2")]
-    pub run_id: ::prost::alloc::string::String,
-    /// The recording agent's id, or `hub` for the hub's own entries.
-    #[prost(string, tag = "3")]
-    pub author: ::prost::alloc::string::String,
-    /// What it records.
-    #[prost(enumeration = "JournalCategory", tag = "4")]
-    pub category: i32,
-    /// Where improvement is needed.
-    #[prost(enumeration = "ImprovementArea", tag = "5")]
-    pub area: i32,
-    /// How much it weighs.
-    #[prost(enumeration = "JournalSeverity", tag = "6")]
-    pub severity: i32,
-    /// At most 1,000 characters.
-    #[prost(string, tag = "7")]
-    pub summary: ::prost::alloc::string::String,
-    /// At most 8,000 characters.
-    #[prost(string, tag = "8")]
-    pub details: ::prost::alloc::string::String,
-    /// At most 32 strings of 1,000 characters; `class:<name>` names a recurring class for the signals.
-    #[prost(string, repeated, tag = "9")]
-    pub evidence: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
-    /// Entries of the same run this one relates to (a decision or lesson resolves a contradiction it names).
-    #[prost(string, repeated, tag = "10")]
-    pub related_entry_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
-    /// The stage it is about, if any.
-    #[prost(string, tag = "11")]
-    pub stage_id: ::prost::alloc::string::String,
-    /// The stage's attempt it is about: derived by the hub, never the caller's.
-    #[prost(int32, optional, tag = "12")]
-    pub attempt: ::core::option::Option<i32>,
-    /// When it was recorded.
-    #[prost(message, optional, tag = "13")]
-    pub create_time: ::core::option::Option<::prost_types::Timestamp>,
-    /// A promotable entry's status now (the fold of its promotion records); UNSPECIFIED for the others.
-    #[prost(enumeration = "PromotionStatus", tag = "14")]
-    pub promotion_status: i32,
-}
-/// JournalPromotion is an operator's decision on a promotable entry: a journal record of its own.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct JournalPromotion {
-    /// `promotion_…`.
-    #[prost(string, tag = "1")]
-    pub id: ::prost::alloc::string::String,
-    /// The entry's run.
-    #[prost(string, tag = "2")]
-    pub run_id: ::prost::alloc::string::String,
-    /// The entry decided.
-    #[prost(string, tag = "3")]
-    pub entry_id: ::prost::alloc::string::String,
-    /// Always PROPOSED: decisions are terminal.
-    #[prost(enumeration = "PromotionStatus", tag = "4")]
-    pub from_status: i32,
-    /// APPROVED, REJECTED or QUARANTINED.
-    #[prost(enumeration = "PromotionStatus", tag = "5")]
-    pub to_status: i32,
-    /// What the decision rests on (at least one).
-    #[prost(string, repeated, tag = "6")]
-    pub evidence_refs: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
-    /// The operator's name (`admin` for the bootstrap admin).
-    #[prost(string, tag = "7")]
-    pub decided_by: ::prost::alloc::string::String,
-    /// At most 1,000 characters.
-    #[prost(string, tag = "8")]
-    pub reason: ::prost::alloc::string::String,
-    /// When it was decided.
-    #[prost(message, optional, tag = "9")]
-    pub decide_time: ::core::option::Option<::prost_types::Timestamp>,
-}
-/// JournalRecord is a record of a run's journal as the chain holds it.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct JournalRecord {
-    /// Its position in the run's journal, from 0.
-    #[prost(int64, tag = "3")]
-    pub sequence: i64,
-    /// The id of the hub journal key that sealed it.
-    #[prost(string, tag = "4")]
-    pub key_id: ::prost::alloc::string::String,
-    /// HMAC-SHA256 (64 hex) of its canonical form chained to its predecessor's.
-    #[prost(string, tag = "5")]
-    pub chain: ::prost::alloc::string::String,
-    /// The record.
-    #[prost(oneof = "journal_record::Record", tags = "1, 2")]
-    pub record: ::core::option::Option<journal_record::Record>,
-}
-/// Nested message and enum types in `JournalRecord`.
-pub mod journal_record {
-    /// The record.
-    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Oneof)]
-    pub enum Record {
-        /// An entry.
-        #[prost(message, tag = "1")]
-        Entry(super::JournalEntry),
-        /// A promotion decision.
-        #[prost(message, tag = "2")]
-        Promotion(super::JournalPromotion),
-    }
-}
-/// AreaReport is one improvement area's summary over the entries a report read.
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct AreaReport {
-    /// The area.
-    #[prost(enumeration = "ImprovementArea", tag = "1")]
-    pub area: i32,
-    /// Entries of the area.
-    #[prost(int32, tag = "2")]
-    pub total: i32,
-    /// Its error entries.
-    #[prost(int32, tag = "3")]
-    pub errors: i32,
-    /// Its contradiction entries.
-    #[prost(int32, tag = "4")]
-    pub contradictions: i32,
-    /// Its lesson entries.
-    #[prost(int32, tag = "5")]
-    pub lessons: i32,
-    /// Up to 10 error, contradiction, lesson and skill-candidate entries: severity first, then category
-    /// (that order), oldest first, then id by code unit.
-    #[prost(message, repeated, tag = "6")]
-    pub priorities: ::prost::alloc::vec::Vec<JournalEntry>,
-}
-/// ImprovementSignal is a problem that recurs: entries of one or more runs sharing a key.
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct ImprovementSignal {
-    /// `<category>|class:<class>`, `error|stage:<definition>/<stage>` or `<category>|summary:<normalised summary>`.
-    #[prost(string, tag = "1")]
-    pub key: ::prost::alloc::string::String,
-    /// `class`, `stage` or `summary`: which rule made the key.
-    #[prost(string, tag = "2")]
-    pub basis: ::prost::alloc::string::String,
-    /// The entries' category.
-    #[prost(enumeration = "JournalCategory", tag = "3")]
-    pub category: i32,
-    /// The entries' modal area (ties in the areas' order).
-    #[prost(enumeration = "ImprovementArea", tag = "4")]
-    pub area: i32,
-    /// Ranked ahead of every other signal: the area is security, or the class is invalid_auth,
-    /// invalid_identity or signal_mismatch.
-    #[prost(bool, tag = "5")]
-    pub security: bool,
-    /// Distinct runs.
-    #[prost(int32, tag = "6")]
-    pub frequency: i32,
-    /// Up to 16 run ids, by code unit.
-    #[prost(string, repeated, tag = "7")]
-    pub run_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
-    /// Up to 16 entry ids, by code unit.
-    #[prost(string, repeated, tag = "8")]
-    pub entry_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
-    /// The highest severity among the entries.
-    #[prost(enumeration = "JournalSeverity", tag = "9")]
-    pub severity: i32,
-    /// 3, 2 or 1.
-    #[prost(int32, tag = "10")]
-    pub severity_weight: i32,
-    /// The mean attempt cost of the known runs (max(1, attempts + transitions)); unset when no run is known.
-    #[prost(double, optional, tag = "11")]
-    pub workflow_cost: ::core::option::Option<f64>,
-    /// `run-attempts`, or `unknown` when no run is known.
-    #[prost(string, tag = "12")]
-    pub cost_basis: ::prost::alloc::string::String,
-    /// 0.5 + 0.5 × (entries with evidence ÷ entries).
-    #[prost(double, tag = "13")]
-    pub confidence: f64,
-    /// frequency × severity weight × (cost or 1) × confidence, rounded to 3 decimals.
-    #[prost(double, tag = "14")]
-    pub priority: f64,
-    /// The latest entry's summary, redacted.
-    #[prost(string, tag = "15")]
-    pub summary: ::prost::alloc::string::String,
-}
-/// JournalVerdict says whether a run's journal is intact, or names the first record that is not.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct JournalVerdict {
-    /// The run.
-    #[prost(string, tag = "1")]
-    pub run_id: ::prost::alloc::string::String,
-    /// True when every record verified (and the journal holds the head recorded at the run's end).
-    #[prost(bool, tag = "2")]
-    pub intact: bool,
-    /// How many records verified, from the first.
-    #[prost(int64, tag = "3")]
-    pub verified_records: i64,
-    /// Why the first bad record failed; UNSPECIFIED when intact.
-    #[prost(enumeration = "journal_verdict::Problem", tag = "4")]
-    pub problem: i32,
-    /// The first bad record's sequence (for TRUNCATED: the missing head's).
-    #[prost(int64, tag = "5")]
-    pub breach_sequence: i64,
-    /// The first bad record's id (empty for TRUNCATED).
-    #[prost(string, tag = "6")]
-    pub breach_record_id: ::prost::alloc::string::String,
-    /// The key id the first bad record names.
-    #[prost(string, tag = "7")]
-    pub breach_key_id: ::prost::alloc::string::String,
-    /// The last verified record's sequence (-1 for none).
-    #[prost(int64, tag = "8")]
-    pub head_sequence: i64,
-    /// The last verified record's chain.
-    #[prost(string, tag = "9")]
-    pub head_chain: ::prost::alloc::string::String,
-    /// The key ids of the verified records, in order of first use.
-    #[prost(string, repeated, tag = "10")]
-    pub key_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
-    /// True when the run's retrospective recorded a head the journal was held to.
-    #[prost(bool, tag = "11")]
-    pub held_to_retrospective: bool,
-}
-/// Nested message and enum types in `JournalVerdict`.
-pub mod journal_verdict {
-    /// Why a record does not verify.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        PartialOrd,
-        Ord,
-        ::prost::Enumeration
-    )]
-    #[repr(i32)]
-    pub enum Problem {
-        /// Intact.
-        Unspecified = 0,
-        /// The record belongs to another run (copied in).
-        ForeignRun = 1,
-        /// Its sequence is not its position: a record before it was deleted, or it was inserted or moved.
-        OutOfSequence = 2,
-        /// Its key id is not in the hub's keyring (a retired key dropped, or a key the hub never had).
-        UnknownKey = 3,
-        /// Its chain does not match: a field changed, a predecessor was replaced, or the chain was
-        /// recomputed without the hub's key.
-        Altered = 4,
-        /// The journal ends before the head its retrospective recorded when the run ended.
-        Truncated = 5,
-        /// The run ended with records in its journal, but the head its retrospective recorded is missing or
-        /// its seal does not verify: records cut from the end could not be told.
-        HeadUnverified = 6,
-    }
-    impl Problem {
-        /// String value of the enum field names used in the ProtoBuf definition.
-        ///
-        /// The values are not transformed in any way and thus are considered stable
-        /// (if the ProtoBuf definition does not change) and safe for programmatic use.
-        pub fn as_str_name(&self) -> &'static str {
-            match self {
-                Self::Unspecified => "PROBLEM_UNSPECIFIED",
-                Self::ForeignRun => "PROBLEM_FOREIGN_RUN",
-                Self::OutOfSequence => "PROBLEM_OUT_OF_SEQUENCE",
-                Self::UnknownKey => "PROBLEM_UNKNOWN_KEY",
-                Self::Altered => "PROBLEM_ALTERED",
-                Self::Truncated => "PROBLEM_TRUNCATED",
-                Self::HeadUnverified => "PROBLEM_HEAD_UNVERIFIED",
-            }
-        }
-        /// Creates an enum from field names used in the ProtoBuf definition.
-        pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
-            match value {
-                "PROBLEM_UNSPECIFIED" => Some(Self::Unspecified),
-                "PROBLEM_FOREIGN_RUN" => Some(Self::ForeignRun),
-                "PROBLEM_OUT_OF_SEQUENCE" => Some(Self::OutOfSequence),
-                "PROBLEM_UNKNOWN_KEY" => Some(Self::UnknownKey),
-                "PROBLEM_ALTERED" => Some(Self::Altered),
-                "PROBLEM_TRUNCATED" => Some(Self::Truncated),
-                "PROBLEM_HEAD_UNVERIFIED" => Some(Self::HeadUnverified),
-                _ => None,
-            }
-        }
-    }
-}
-/// WorkflowRetrospective is an ended run's retrospective (`kxm.retrospective.v1`), written when the run
-/// ends. Its proto3 JSON form is the JSON export; texts in it are redacted.
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct WorkflowRetrospective {
-    /// `kxm.retrospective.v1`.
-    #[prost(string, tag = "1")]
-    pub schema: ::prost::alloc::string::String,
-    /// The run.
-    #[prost(string, tag = "2")]
-    pub run_id: ::prost::alloc::string::String,
-    /// Its definition.
-    #[prost(string, tag = "3")]
-    pub definition_id: ::prost::alloc::string::String,
-    /// The pinned definition version's hash.
-    #[prost(string, tag = "4")]
-    pub definition_hash: ::prost::alloc::string::String,
-    /// `completed`, `failed` or `cancelled`.
-    #[prost(string, tag = "5")]
-    pub status: ::prost::alloc::string::String,
-    /// When the run started.
-    #[prost(message, optional, tag = "6")]
-    pub started_at: ::core::option::Option<::prost_types::Timestamp>,
-    /// When it ended.
-    #[prost(message, optional, tag = "7")]
-    pub ended_at: ::core::option::Option<::prost_types::Timestamp>,
-    /// Why it ended, redacted.
-    #[prost(string, tag = "8")]
-    pub end_reason: ::prost::alloc::string::String,
-    /// When the retrospective was written.
-    #[prost(message, optional, tag = "9")]
-    pub exported_at: ::core::option::Option<::prost_types::Timestamp>,
-    /// `proposed`: nothing in it is applied before an explicit review decision.
-    #[prost(string, tag = "10")]
-    pub review_decision: ::prost::alloc::string::String,
-    /// The stages.
-    #[prost(message, repeated, tag = "11")]
-    pub stages: ::prost::alloc::vec::Vec<workflow_retrospective::Stage>,
-    /// The declared transitions taken, in time order.
-    #[prost(message, repeated, tag = "12")]
-    pub transitions: ::prost::alloc::vec::Vec<workflow_retrospective::Transition>,
-    /// Entry counts.
-    #[prost(message, optional, tag = "13")]
-    pub counts: ::core::option::Option<workflow_retrospective::Counts>,
-    /// Contradictions no decision or lesson relates to.
-    #[prost(message, repeated, tag = "14")]
-    pub open_contradictions: ::prost::alloc::vec::Vec<workflow_retrospective::Brief>,
-    /// The decisions.
-    #[prost(message, repeated, tag = "15")]
-    pub decisions: ::prost::alloc::vec::Vec<workflow_retrospective::Brief>,
-    /// Every class the entries name, most frequent first.
-    #[prost(message, repeated, tag = "16")]
-    pub recurring_error_classes: ::prost::alloc::vec::Vec<
-        workflow_retrospective::ClassCount,
-    >,
-    /// The newest 500 entries, oldest first.
-    #[prost(message, repeated, tag = "17")]
-    pub entries: ::prost::alloc::vec::Vec<workflow_retrospective::Entry>,
-    /// The first 12 lesson and error entries.
-    #[prost(message, repeated, tag = "18")]
-    pub proposed_improvements: ::prost::alloc::vec::Vec<
-        workflow_retrospective::Improvement,
-    >,
-    /// Per stage entered and peer requirement.
-    #[prost(message, repeated, tag = "19")]
-    pub evidence_audit: ::prost::alloc::vec::Vec<workflow_retrospective::EvidenceAudit>,
-    /// Stages that passed on an approved degradation.
-    #[prost(string, repeated, tag = "20")]
-    pub degraded_stage_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
-    /// The journal's head when it was written.
-    #[prost(message, optional, tag = "21")]
-    pub journal: ::core::option::Option<workflow_retrospective::Journal>,
-    /// The oldest entries left out so the document stays within 768 KiB of JSON (0: none).
-    #[prost(int32, tag = "22")]
-    pub omitted_entries: i32,
-}
-/// Nested message and enum types in `WorkflowRetrospective`.
-pub mod workflow_retrospective {
-    /// A stage as it ended.
-    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-    pub struct Stage {
-        /// The stage id.
-        #[prost(string, tag = "1")]
-        pub id: ::prost::alloc::string::String,
-        /// Its declared area, if any.
-        #[prost(string, tag = "2")]
-        pub area: ::prost::alloc::string::String,
-        /// `pending`, `in_progress`, `waiting`, `passed`, `warning` or `failed`.
-        #[prost(string, tag = "3")]
-        pub status: ::prost::alloc::string::String,
-        /// Attempts consumed at its last visit.
-        #[prost(int32, tag = "4")]
-        pub attempts: i32,
-        /// When it was last entered.
-        #[prost(message, optional, tag = "5")]
-        pub started_at: ::core::option::Option<::prost_types::Timestamp>,
-        /// When it last passed or ended.
-        #[prost(message, optional, tag = "6")]
-        pub completed_at: ::core::option::Option<::prost_types::Timestamp>,
-        /// completed_at − started_at in milliseconds, when both are set.
-        #[prost(int64, optional, tag = "7")]
-        pub duration_ms: ::core::option::Option<i64>,
-        /// Its last update.
-        #[prost(message, optional, tag = "8")]
-        pub updated_at: ::core::option::Option<::prost_types::Timestamp>,
-        /// The last checkpoint's summary, redacted.
-        #[prost(string, tag = "9")]
-        pub summary: ::prost::alloc::string::String,
-    }
-    /// A declared transition taken.
-    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-    pub struct Transition {
-        /// The transition id.
-        #[prost(string, tag = "1")]
-        pub id: ::prost::alloc::string::String,
-        /// The stage it left.
-        #[prost(string, tag = "2")]
-        pub from_stage: ::prost::alloc::string::String,
-        /// The stage it entered, or `$terminal`.
-        #[prost(string, tag = "3")]
-        pub to_stage: ::prost::alloc::string::String,
-        /// The outcome that chose it.
-        #[prost(string, tag = "4")]
-        pub outcome: ::prost::alloc::string::String,
-        /// The attempt it was taken at.
-        #[prost(int32, tag = "5")]
-        pub attempt: i32,
-        /// The evidence keys reported with it.
-        #[prost(string, repeated, tag = "6")]
-        pub evidence_keys: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
-        /// When.
-        #[prost(message, optional, tag = "7")]
-        pub at: ::core::option::Option<::prost_types::Timestamp>,
-    }
-    /// Entry counts.
-    #[derive(Clone, PartialEq, ::prost::Message)]
-    pub struct Counts {
-        /// By category name (`plan` … `skill-candidate`).
-        #[prost(map = "string, int32", tag = "1")]
-        pub by_category: ::std::collections::HashMap<
-            ::prost::alloc::string::String,
-            i32,
-        >,
-        /// By area name.
-        #[prost(map = "string, int32", tag = "2")]
-        pub by_area: ::std::collections::HashMap<::prost::alloc::string::String, i32>,
-        /// By the class the first `class:` evidence names (`unknown` for none).
-        #[prost(map = "string, int32", tag = "3")]
-        pub by_class: ::std::collections::HashMap<::prost::alloc::string::String, i32>,
-    }
-    /// An entry in brief.
-    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-    pub struct Brief {
-        /// The entry id.
-        #[prost(string, tag = "1")]
-        pub id: ::prost::alloc::string::String,
-        /// Its summary, redacted.
-        #[prost(string, tag = "2")]
-        pub summary: ::prost::alloc::string::String,
-        /// Its area.
-        #[prost(string, tag = "3")]
-        pub area: ::prost::alloc::string::String,
-    }
-    /// A class and how many of the run's entries name it.
-    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-    pub struct ClassCount {
-        /// The class.
-        #[prost(string, tag = "1")]
-        pub error_class: ::prost::alloc::string::String,
-        /// How many entries.
-        #[prost(int32, tag = "2")]
-        pub count: i32,
-    }
-    /// A journal entry as exported.
-    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-    pub struct Entry {
-        /// The entry id.
-        #[prost(string, tag = "1")]
-        pub id: ::prost::alloc::string::String,
-        /// Its category's name.
-        #[prost(string, tag = "2")]
-        pub category: ::prost::alloc::string::String,
-        /// Its area's name.
-        #[prost(string, tag = "3")]
-        pub area: ::prost::alloc::string::String,
-        /// `info`, `warning` or `error`.
-        #[prost(string, tag = "4")]
-        pub severity: ::prost::alloc::string::String,
-        /// Redacted.
-        #[prost(string, tag = "5")]
-        pub summary: ::prost::alloc::string::String,
-        /// Up to 32, redacted, each at most 500 characters.
-        #[prost(string, repeated, tag = "6")]
-        pub evidence: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
-        /// Up to 16.
-        #[prost(string, repeated, tag = "7")]
-        pub related_entry_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
-        /// When it was recorded.
-        #[prost(message, optional, tag = "8")]
-        pub created_at: ::core::option::Option<::prost_types::Timestamp>,
-        /// The author's agent id, or `hub`.
-        #[prost(string, tag = "9")]
-        pub author: ::prost::alloc::string::String,
-        /// The stage it is about.
-        #[prost(string, tag = "10")]
-        pub stage_id: ::prost::alloc::string::String,
-        /// The stage's attempt.
-        #[prost(int32, optional, tag = "11")]
-        pub attempt: ::core::option::Option<i32>,
-        /// A promotable entry's status when the retrospective was written.
-        #[prost(string, tag = "12")]
-        pub promotion_state: ::prost::alloc::string::String,
-    }
-    /// A lesson or error proposed as an improvement (evidence, not policy).
-    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-    pub struct Improvement {
-        /// The entry it comes from.
-        #[prost(string, tag = "1")]
-        pub entry_id: ::prost::alloc::string::String,
-        /// Its area.
-        #[prost(string, tag = "2")]
-        pub area: ::prost::alloc::string::String,
-        /// Its summary, redacted.
-        #[prost(string, tag = "3")]
-        pub summary: ::prost::alloc::string::String,
-        /// How success is measured.
-        #[prost(string, tag = "4")]
-        pub success_measure: ::prost::alloc::string::String,
-        /// `proposed`.
-        #[prost(string, tag = "5")]
-        pub status: ::prost::alloc::string::String,
-    }
-    /// A peer-evidence requirement of a stage at its last attempt.
-    #[derive(Clone, PartialEq, ::prost::Message)]
-    pub struct EvidenceAudit {
-        /// The stage.
-        #[prost(string, tag = "1")]
-        pub stage_id: ::prost::alloc::string::String,
-        /// The requirement.
-        #[prost(string, tag = "2")]
-        pub requirement_key: ::prost::alloc::string::String,
-        /// The stage's last visit.
-        #[prost(int32, tag = "3")]
-        pub visit: i32,
-        /// That visit's last attempt.
-        #[prost(int32, tag = "4")]
-        pub attempt: i32,
-        /// The policy.
-        #[prost(message, optional, tag = "5")]
-        pub policy: ::core::option::Option<evidence_audit::Policy>,
-        /// Who could produce.
-        #[prost(message, repeated, tag = "6")]
-        pub eligible_producers: ::prost::alloc::vec::Vec<evidence_audit::Producer>,
-        /// Producers with a verified reply at that attempt.
-        #[prost(string, repeated, tag = "7")]
-        pub verified_producer_ids: ::prost::alloc::vec::Vec<
-            ::prost::alloc::string::String,
-        >,
-        /// Producers the quorum counted.
-        #[prost(int32, tag = "8")]
-        pub counted_producers: i32,
-        /// The verified replies.
-        #[prost(message, repeated, tag = "9")]
-        pub verified_messages: ::prost::alloc::vec::Vec<evidence_audit::VerifiedMessage>,
-        /// The requirement was met only thanks to an approved degradation.
-        #[prost(bool, tag = "10")]
-        pub degraded: bool,
-        /// Approvals at that attempt.
-        #[prost(message, repeated, tag = "11")]
-        pub degradation_approvals: ::prost::alloc::vec::Vec<evidence_audit::Approval>,
-    }
-    /// Nested message and enum types in `EvidenceAudit`.
-    pub mod evidence_audit {
-        /// The requirement's policy.
-        #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-        pub struct Policy {
-            /// The policy's quorum.
-            #[prost(int32, tag = "1")]
-            pub min_producers: i32,
-            /// The quorum applied (smaller after an approved degradation).
-            #[prost(int32, tag = "2")]
-            pub effective_min_producers: i32,
-            /// The smallest quorum an operator may approve.
-            #[prost(int32, optional, tag = "3")]
-            pub degraded_min_producers: ::core::option::Option<i32>,
-            /// Dimensions the producers must differ in.
-            #[prost(string, repeated, tag = "4")]
-            pub distinct_by: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
-        }
-        /// An eligible producer.
-        #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-        pub struct Producer {
-            /// Agent id.
-            #[prost(string, tag = "1")]
-            pub id: ::prost::alloc::string::String,
-            /// Agent name.
-            #[prost(string, tag = "2")]
-            pub name: ::prost::alloc::string::String,
-            /// Its declared provider.
-            #[prost(string, tag = "3")]
-            pub provider: ::prost::alloc::string::String,
-            /// Its declared model.
-            #[prost(string, tag = "4")]
-            pub model: ::prost::alloc::string::String,
-        }
-        /// A verified reply (metadata and hashes only, never bodies).
-        #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-        pub struct VerifiedMessage {
-            /// The reply's message id.
-            #[prost(string, tag = "1")]
-            pub message_id: ::prost::alloc::string::String,
-            /// Its producer's agent id.
-            #[prost(string, tag = "2")]
-            pub producer_id: ::prost::alloc::string::String,
-            /// Its producer's name.
-            #[prost(string, tag = "3")]
-            pub producer_name: ::prost::alloc::string::String,
-            /// The visit it was verified for.
-            #[prost(int32, tag = "4")]
-            pub visit: i32,
-            /// The attempt it was verified for.
-            #[prost(int32, tag = "5")]
-            pub attempt: i32,
-            /// SHA-256 of the request's body.
-            #[prost(string, tag = "6")]
-            pub request_sha256: ::prost::alloc::string::String,
-            /// SHA-256 of the reply's body.
-            #[prost(string, tag = "7")]
-            pub reply_sha256: ::prost::alloc::string::String,
-            /// When the request was sent.
-            #[prost(message, optional, tag = "8")]
-            pub created_at: ::core::option::Option<::prost_types::Timestamp>,
-            /// When the request was delivered.
-            #[prost(message, optional, tag = "9")]
-            pub delivered_at: ::core::option::Option<::prost_types::Timestamp>,
-            /// When the reply was written.
-            #[prost(message, optional, tag = "10")]
-            pub replied_at: ::core::option::Option<::prost_types::Timestamp>,
-            /// When the hub verified it.
-            #[prost(message, optional, tag = "11")]
-            pub verified_at: ::core::option::Option<::prost_types::Timestamp>,
-        }
-        /// An operator's approval of a smaller quorum.
-        #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-        pub struct Approval {
-            /// The approval id.
-            #[prost(string, tag = "1")]
-            pub id: ::prost::alloc::string::String,
-            /// The requirement.
-            #[prost(string, tag = "2")]
-            pub requirement_key: ::prost::alloc::string::String,
-            /// The visit.
-            #[prost(int32, tag = "3")]
-            pub visit: i32,
-            /// The attempt.
-            #[prost(int32, tag = "4")]
-            pub attempt: i32,
-            /// The policy's quorum.
-            #[prost(int32, tag = "5")]
-            pub policy_min_producers: i32,
-            /// The approved quorum.
-            #[prost(int32, tag = "6")]
-            pub approved_min_producers: i32,
-            /// The operator.
-            #[prost(string, tag = "7")]
-            pub approved_by: ::prost::alloc::string::String,
-            /// Why, redacted.
-            #[prost(string, tag = "8")]
-            pub reason: ::prost::alloc::string::String,
-            /// When.
-            #[prost(message, optional, tag = "9")]
-            pub approved_at: ::core::option::Option<::prost_types::Timestamp>,
-        }
-    }
-    /// The journal as it stood when the retrospective was written.
-    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-    pub struct Journal {
-        /// Records (entries and promotion records).
-        #[prost(int64, tag = "1")]
-        pub records: i64,
-        /// The last record's sequence (-1 for an empty journal).
-        #[prost(int64, tag = "2")]
-        pub head_sequence: i64,
-        /// The last record's chain: VerifyJournal holds the journal to it.
-        #[prost(string, tag = "3")]
-        pub head_chain: ::prost::alloc::string::String,
-        /// Key ids that sealed the records.
-        #[prost(string, repeated, tag = "4")]
-        pub key_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
-        /// The journal key that sealed this head.
-        #[prost(string, tag = "5")]
-        pub head_key_id: ::prost::alloc::string::String,
-        /// HMAC-SHA256 of the run id, head sequence and head chain under that key.
-        #[prost(string, tag = "6")]
-        pub head_mac: ::prost::alloc::string::String,
-    }
-}
-/// JournalCategory is what a journal entry records.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
-#[repr(i32)]
-pub enum JournalCategory {
-    /// Never valid: RecordJournal refuses it (ERROR_REASON_INVALID_JOURNAL_CATEGORY).
-    Unspecified = 0,
-    /// What the coordinator means to do.
-    Plan = 1,
-    /// A choice made, by the coordinator, an operator or the hub.
-    Decision = 2,
-    /// Two findings that disagree; a decision or lesson relating to it resolves it.
-    Contradiction = 3,
-    /// Something that went wrong.
-    Error = 4,
-    /// What the next run should do differently; needs evidence.
-    Lesson = 5,
-    /// A fact noticed.
-    Observation = 6,
-    /// A guess to test; promotable.
-    Hypothesis = 7,
-    /// A test of a hypothesis; promotable.
-    Experiment = 8,
-    /// A change of the run's state (the hub's transitions, for instance).
-    StateChange = 9,
-    /// A reusable procedure proposed for later runs; needs evidence; promotable.
-    SkillCandidate = 10,
-}
-impl JournalCategory {
-    /// String value of the enum field names used in the ProtoBuf definition.
-    ///
-    /// The values are not transformed in any way and thus are considered stable
-    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
-    pub fn as_str_name(&self) -> &'static str {
-        match self {
-            Self::Unspecified => "JOURNAL_CATEGORY_UNSPECIFIED",
-            Self::Plan => "JOURNAL_CATEGORY_PLAN",
-            Self::Decision => "JOURNAL_CATEGORY_DECISION",
-            Self::Contradiction => "JOURNAL_CATEGORY_CONTRADICTION",
-            Self::Error => "JOURNAL_CATEGORY_ERROR",
-            Self::Lesson => "JOURNAL_CATEGORY_LESSON",
-            Self::Observation => "JOURNAL_CATEGORY_OBSERVATION",
-            Self::Hypothesis => "JOURNAL_CATEGORY_HYPOTHESIS",
-            Self::Experiment => "JOURNAL_CATEGORY_EXPERIMENT",
-            Self::StateChange => "JOURNAL_CATEGORY_STATE_CHANGE",
-            Self::SkillCandidate => "JOURNAL_CATEGORY_SKILL_CANDIDATE",
-        }
-    }
-    /// Creates an enum from field names used in the ProtoBuf definition.
-    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
-        match value {
-            "JOURNAL_CATEGORY_UNSPECIFIED" => Some(Self::Unspecified),
-            "JOURNAL_CATEGORY_PLAN" => Some(Self::Plan),
-            "JOURNAL_CATEGORY_DECISION" => Some(Self::Decision),
-            "JOURNAL_CATEGORY_CONTRADICTION" => Some(Self::Contradiction),
-            "JOURNAL_CATEGORY_ERROR" => Some(Self::Error),
-            "JOURNAL_CATEGORY_LESSON" => Some(Self::Lesson),
-            "JOURNAL_CATEGORY_OBSERVATION" => Some(Self::Observation),
-            "JOURNAL_CATEGORY_HYPOTHESIS" => Some(Self::Hypothesis),
-            "JOURNAL_CATEGORY_EXPERIMENT" => Some(Self::Experiment),
-            "JOURNAL_CATEGORY_STATE_CHANGE" => Some(Self::StateChange),
-            "JOURNAL_CATEGORY_SKILL_CANDIDATE" => Some(Self::SkillCandidate),
-            _ => None,
-        }
-    }
-}
-/// JournalSeverity weighs an entry in the reports (error 3, warning 2, info 1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
-#[repr(i32)]
-pub enum JournalSeverity {
-    /// In a request: info.
-    Unspecified = 0,
-    /// Weight 1.
-    Info = 1,
-    /// Weight 2.
-    Warning = 2,
-    /// Weight 3.
-    Error = 3,
-}
-impl JournalSeverity {
-    /// String value of the enum field names used in the ProtoBuf definition.
-    ///
-    /// The values are not transformed in any way and thus are considered stable
-    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
-    pub fn as_str_name(&self) -> &'static str {
-        match self {
-            Self::Unspecified => "JOURNAL_SEVERITY_UNSPECIFIED",
-            Self::Info => "JOURNAL_SEVERITY_INFO",
-            Self::Warning => "JOURNAL_SEVERITY_WARNING",
-            Self::Error => "JOURNAL_SEVERITY_ERROR",
-        }
-    }
-    /// Creates an enum from field names used in the ProtoBuf definition.
-    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
-        match value {
-            "JOURNAL_SEVERITY_UNSPECIFIED" => Some(Self::Unspecified),
-            "JOURNAL_SEVERITY_INFO" => Some(Self::Info),
-            "JOURNAL_SEVERITY_WARNING" => Some(Self::Warning),
-            "JOURNAL_SEVERITY_ERROR" => Some(Self::Error),
-            _ => None,
-        }
-    }
-}
-/// ImprovementArea is where an entry says improvement is needed; reports follow this order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
-#[repr(i32)]
-pub enum ImprovementArea {
-    /// In a request: the bound stage's declared area (none: ERROR_REASON_INVALID_IMPROVEMENT_AREA).
-    Unspecified = 0,
-    /// The agents' harness: prompts, tools, timeouts.
-    Harness = 1,
-    /// Gates and signals.
-    Gates = 2,
-    /// The work itself.
-    Implementation = 3,
-    /// The workflow definition: stages, transitions, budgets.
-    Workflow = 4,
-    /// Documentation.
-    Documentation = 5,
-    /// Security: quorum degradations, identities, signatures; ranked ahead of every other signal.
-    Security = 6,
-    /// Anything else.
-    Other = 7,
-}
-impl ImprovementArea {
-    /// String value of the enum field names used in the ProtoBuf definition.
-    ///
-    /// The values are not transformed in any way and thus are considered stable
-    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
-    pub fn as_str_name(&self) -> &'static str {
-        match self {
-            Self::Unspecified => "IMPROVEMENT_AREA_UNSPECIFIED",
-            Self::Harness => "IMPROVEMENT_AREA_HARNESS",
-            Self::Gates => "IMPROVEMENT_AREA_GATES",
-            Self::Implementation => "IMPROVEMENT_AREA_IMPLEMENTATION",
-            Self::Workflow => "IMPROVEMENT_AREA_WORKFLOW",
-            Self::Documentation => "IMPROVEMENT_AREA_DOCUMENTATION",
-            Self::Security => "IMPROVEMENT_AREA_SECURITY",
-            Self::Other => "IMPROVEMENT_AREA_OTHER",
-        }
-    }
-    /// Creates an enum from field names used in the ProtoBuf definition.
-    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
-        match value {
-            "IMPROVEMENT_AREA_UNSPECIFIED" => Some(Self::Unspecified),
-            "IMPROVEMENT_AREA_HARNESS" => Some(Self::Harness),
-            "IMPROVEMENT_AREA_GATES" => Some(Self::Gates),
-            "IMPROVEMENT_AREA_IMPLEMENTATION" => Some(Self::Implementation),
-            "IMPROVEMENT_AREA_WORKFLOW" => Some(Self::Workflow),
-            "IMPROVEMENT_AREA_DOCUMENTATION" => Some(Self::Documentation),
-            "IMPROVEMENT_AREA_SECURITY" => Some(Self::Security),
-            "IMPROVEMENT_AREA_OTHER" => Some(Self::Other),
-            _ => None,
-        }
-    }
-}
-/// PromotionStatus is where a promotable entry (skill candidate, hypothesis, experiment) stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
-#[repr(i32)]
-pub enum PromotionStatus {
-    /// Not promotable (every other category).
-    Unspecified = 0,
-    /// Recorded, not decided yet.
-    Proposed = 1,
-    /// Adopted; terminal.
-    Approved = 2,
-    /// Refused; terminal.
-    Rejected = 3,
-    /// Set aside as unsafe or unproven; terminal.
-    Quarantined = 4,
-}
-impl PromotionStatus {
-    /// String value of the enum field names used in the ProtoBuf definition.
-    ///
-    /// The values are not transformed in any way and thus are considered stable
-    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
-    pub fn as_str_name(&self) -> &'static str {
-        match self {
-            Self::Unspecified => "PROMOTION_STATUS_UNSPECIFIED",
-            Self::Proposed => "PROMOTION_STATUS_PROPOSED",
-            Self::Approved => "PROMOTION_STATUS_APPROVED",
-            Self::Rejected => "PROMOTION_STATUS_REJECTED",
-            Self::Quarantined => "PROMOTION_STATUS_QUARANTINED",
-        }
-    }
-    /// Creates an enum from field names used in the ProtoBuf definition.
-    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
-        match value {
-            "PROMOTION_STATUS_UNSPECIFIED" => Some(Self::Unspecified),
-            "PROMOTION_STATUS_PROPOSED" => Some(Self::Proposed),
-            "PROMOTION_STATUS_APPROVED" => Some(Self::Approved),
-            "PROMOTION_STATUS_REJECTED" => Some(Self::Rejected),
-            "PROMOTION_STATUS_QUARANTINED" => Some(Self::Quarantined),
-            _ => None,
         }
     }
 }

@@ -10,7 +10,7 @@ from typing import Any
 
 import grpc
 
-from kxm_grpc._gen.kxm.v1 import ops_service_pb2, ops_service_pb2_grpc, workflow_types_pb2
+from kxm_grpc._gen.kxm.v1 import ops_service_pb2, ops_service_pb2_grpc, workflow_journal_pb2, workflow_types_pb2
 from kxm_grpc.domain.messages import Message
 from kxm_grpc.server.context import current_call
 from kxm_grpc.server.convert import agent_to_proto, timestamp
@@ -65,6 +65,34 @@ def snapshot_to_proto(seen: ops.OpsSnapshot, *, stale_after: int) -> ops_service
         runtime_total=seen.runtimes.total,
         runs=[ops_run_to_proto(run) for run in seen.runs.items],
         run_total=seen.runs.total,
+        runtime_runs=[
+            ops_service_pb2.OpsRuntimeRuns(
+                runtime_id=runtime_id,
+                runs=[
+                    ops_service_pb2.OpsSyncRun(
+                        project_id=run.project_id,
+                        run_id=run.run_id,
+                        cursor=run.cursor,
+                        last_sequence=run.last_sequence,
+                        pending_gap=run.pending_gap,
+                    )
+                    for run in capped.items
+                ],
+                run_total=capped.total,
+            )
+            for runtime_id, capped in sorted(seen.sync_runs.items())
+        ],
+        plans=[
+            ops_service_pb2.OpsPlan(
+                id=plan.id,
+                run_id=plan.run_id,
+                summary=plan.summary,
+                create_time=timestamp(plan.create_time),
+                stage_id=plan.stage_id,
+                severity=workflow_journal_pb2.JournalSeverity.Value(f"JOURNAL_SEVERITY_{plan.severity.upper()}"),
+            )
+            for plan in seen.plans
+        ],
     )
 
 

@@ -243,6 +243,11 @@ _VERSION_20 = [
 ]
 """A project's open messages in one index range (SQLite's ``_0020_open_messages_by_project``); needs version 7."""
 
+_VERSION_21 = [
+    "CREATE INDEX sync_runs_home ON sync_runs (hub_project, home_runtime_id, project_id, run_id)",
+]
+"""A hub project's sync runs by home runtime (SQLite's ``_0021_sync_runs_by_home``); needs version 7."""
+
 FIRST_VERSION = 7
 """The schema version a new PostgreSQL database starts at (its first migration creates it whole)."""
 
@@ -261,5 +266,6 @@ MIGRATIONS: dict[int, list[str]] = {
     18: _VERSION_18,
     19: _VERSION_19,
     20: _VERSION_20,
+    21: _VERSION_21,
 }
 """Each version's statements, by version; versions before ``FIRST_VERSION`` never existed here."""

@@ -22,6 +22,13 @@ class SyncEventRepository(Protocol):
     def put_run(self, run: SyncRun) -> None:
         """Insert or replace the run's ingest state."""
 
+    def runs_by_home(self, hub_project: str, per_runtime: int) -> list[SyncRun]:
+        """The hub project's sync runs, at most ``per_runtime`` of each home runtime (the first by
+        project id and run id), ordered by home runtime, project id and run id."""
+
+    def count_by_home(self, hub_project: str) -> dict[str, int]:
+        """How many sync runs each home runtime of the hub project has (runtimes with none are absent)."""
+
     def get_hash(self, project_id: str, run_id: str, sequence: int) -> str | None:
         """The content hash stored at the slot, or None."""
 

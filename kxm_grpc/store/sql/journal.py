@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from kxm_grpc.domain.workflows.journal_chain import ChainHead, ChainLink
+from kxm_grpc.store.notify import ProjectChanged
 from kxm_grpc.store.rows.journal import ENTRY, PROMOTION, WORKFLOW_JOURNAL, link_from_row, link_values
 from kxm_grpc.store.sql.connection import Connection
 
@@ -38,8 +39,9 @@ def _in(column: str, values: Collection[str], params: list[object]) -> str:
 class SqlJournal:
     """The runs' journals."""
 
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: Connection, changed: ProjectChanged) -> None:
         self._conn = conn
+        self._changed = changed
 
     def append(self, link: ChainLink, *, project: str) -> None:
         run_id = link.record.run_id
@@ -54,6 +56,7 @@ class SqlJournal:
                     f"run {run_id}'s journal has no record {link.sequence - 1} for {link.sequence} to follow"
                 )
         self._conn.execute(_INSERT, link_values(link, project))
+        self._changed(project)
 
     def head(self, run_id: str) -> ChainHead | None:
         row = self._conn.execute(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kxm_grpc.domain.sync_events import StoredEvent, SyncRun
+from kxm_grpc.store.notify import ProjectChanged
 from kxm_grpc.store.rows.sync_events import (
     SYNC_EVENTS,
     SYNC_RUNS,
@@ -17,8 +18,9 @@ from kxm_grpc.store.sql.connection import Connection
 class SqlSyncEvents:
     """Accepted sync events, per-run cursors and which hub project owns each runtime-side project id."""
 
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: Connection, changed: ProjectChanged) -> None:
         self._conn = conn
+        self._changed = changed
 
     def owner(self, project_id: str) -> str | None:
         row = self._conn.execute("SELECT hub_project FROM sync_projects WHERE project_id = ?", (project_id,)).fetchone()
@@ -48,6 +50,23 @@ class SqlSyncEvents:
             "last_sequence = excluded.last_sequence",
             run_values(run),
         )
+        self._changed(run.hub_project)
+
+    def runs_by_home(self, hub_project: str, per_runtime: int) -> list[SyncRun]:
+        rows = self._conn.execute(
+            f"SELECT {SYNC_RUNS.select} FROM (SELECT {SYNC_RUNS.select}, ROW_NUMBER() OVER "
+            "(PARTITION BY home_runtime_id ORDER BY project_id, run_id) AS place FROM sync_runs "
+            "WHERE hub_project = ?) AS ranked WHERE place <= ? ORDER BY home_runtime_id, project_id, run_id",
+            (hub_project, per_runtime),
+        ).fetchall()
+        return [run_from_row(row) for row in rows]
+
+    def count_by_home(self, hub_project: str) -> dict[str, int]:
+        rows = self._conn.execute(
+            "SELECT home_runtime_id, COUNT(*) FROM sync_runs WHERE hub_project = ? GROUP BY home_runtime_id",
+            (hub_project,),
+        ).fetchall()
+        return {str(row[0]): int(row[1]) for row in rows}
 
     def get_hash(self, project_id: str, run_id: str, sequence: int) -> str | None:
         row = self._conn.execute(

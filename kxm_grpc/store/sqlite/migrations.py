@@ -702,6 +702,15 @@ def _0020_open_messages_by_project(db: sqlite_utils.Database) -> None:
     db.execute(OPEN_BY_PROJECT)
 
 
+SYNC_RUNS_BY_HOME = "CREATE INDEX sync_runs_home ON sync_runs (hub_project, home_runtime_id, project_id, run_id)"
+"""A project's sync runs by home runtime, in one index range (the ops snapshot's runtimes, decision 298)."""
+
+
+def _0021_sync_runs_by_home(db: sqlite_utils.Database) -> None:
+    """A hub project's sync runs by home runtime (``sync_runs_home``). Needs version 3."""
+    db.execute(SYNC_RUNS_BY_HOME)
+
+
 MIGRATIONS: list[Migration] = [
     _0001_foundation,
     _0002_messaging,
@@ -723,4 +732,5 @@ MIGRATIONS: list[Migration] = [
     _0018_skills,
     _0019_context_cost,
     _0020_open_messages_by_project,
+    _0021_sync_runs_by_home,
 ]

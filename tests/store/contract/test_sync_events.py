@@ -50,3 +50,22 @@ async def test_a_run_reads_back_and_moves_with_its_project_ids_owner(store: Stor
         None,
         None,
     )
+
+
+async def test_runs_by_home_are_capped_per_runtime_and_counted(store: Store) -> None:
+    """runs_by_home: at most ``per_runtime`` of each home runtime of the hub project, by project and
+    run id; count_by_home: every run of each; another hub project's runs are neither."""
+    # Prepare
+    runs = [SyncRun("proj", f"run_{n}", "alpha", "rt_a", n, n) for n in range(3)]
+    runs += [SyncRun("proj", "run_9", "alpha", "rt_b", 1, 4), SyncRun("proj", "run_x", "beta", "rt_a", 1, 1)]
+    await store.write(lambda tx: [tx.sync_events.put_run(run) for run in runs])
+
+    # Execute
+    shown = await store.read(lambda tx: tx.sync_events.runs_by_home("alpha", 2))
+    counts = await store.read(lambda tx: tx.sync_events.count_by_home("alpha"))
+
+    # Assert
+    assert [(r.home_runtime_id, r.run_id) for r in shown] == [("rt_a", "run_0"), ("rt_a", "run_1"), ("rt_b", "run_9")]
+    assert shown[-1].pending_gap
+    assert counts == {"rt_a": 3, "rt_b": 1}
+    assert await store.read(lambda tx: tx.sync_events.count_by_home("nobody")) == {}

@@ -25,10 +25,11 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from kxm_grpc._gen.kxm.v1 import options_pb2 as kxm_dot_v1_dot_options__pb2
 from kxm_grpc._gen.kxm.v1 import types_pb2 as kxm_dot_v1_dot_types__pb2
+from kxm_grpc._gen.kxm.v1 import workflow_journal_pb2 as kxm_dot_v1_dot_workflow__journal__pb2
 from kxm_grpc._gen.kxm.v1 import workflow_types_pb2 as kxm_dot_v1_dot_workflow__types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18kxm/v1/ops_service.proto\x12\x06kxm.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\x1a\x1bkxm/v1/workflow_types.proto\"A\n\x0fWatchOpsRequest\x12\x0f\n\x07project\x18\x01 \x01(\t\x12\x1d\n\rafter_version\x18\x02 \x01(\tB\x06\xf2\xe0\x18\x02\x08@\"U\n\x10WatchOpsResponse\x12\x30\n\x08snapshot\x18\x01 \x01(\x0b\x32\x1e.kxm.v1.GetOpsSnapshotResponse\x12\x0f\n\x07version\x18\x02 \x01(\t\"(\n\x15GetOpsSnapshotRequest\x12\x0f\n\x07project\x18\x01 \x01(\t\"\x8b\x02\n\nOpsMessage\x12\n\n\x02id\x18\x01 \x01(\t\x12#\n\x05state\x18\x02 \x01(\x0e\x32\x14.kxm.v1.MessageState\x12\x17\n\x0f\x66rom_agent_name\x18\x03 \x01(\t\x12\x15\n\rto_agent_name\x18\x04 \x01(\t\x12\"\n\x08\x64\x65livery\x18\x05 \x01(\x0e\x32\x10.kxm.v1.Delivery\x12/\n\x0b\x63reate_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x65xpire_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x16\n\x0e\x63orrelation_id\x18\x08 \x01(\t\"\xf6\x02\n\x16GetOpsSnapshotResponse\x12\x0f\n\x07project\x18\x01 \x01(\t\x12\x31\n\rsnapshot_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x1d\n\x06\x61gents\x18\x03 \x03(\x0b\x32\r.kxm.v1.Agent\x12\x13\n\x0b\x61gent_total\x18\x04 \x01(\x05\x12)\n\ropen_messages\x18\x05 \x03(\x0b\x32\x12.kxm.v1.OpsMessage\x12\x1a\n\x12open_message_total\x18\x06 \x01(\x05\x12\x1d\n\x06leases\x18\x07 \x03(\x0b\x32\r.kxm.v1.Lease\x12\x13\n\x0blease_total\x18\x08 \x01(\x05\x12!\n\x08runtimes\x18\t \x03(\x0b\x32\x0f.kxm.v1.Runtime\x12\x15\n\rruntime_total\x18\n \x01(\x05\x12\x1c\n\x04runs\x18\x0b \x03(\x0b\x32\x0e.kxm.v1.OpsRun\x12\x11\n\trun_total\x18\x0c \x01(\x05\"\xd2\x01\n\x06OpsRun\x12\n\n\x02id\x18\x01 \x01(\t\x12\x15\n\rdefinition_id\x18\x02 \x01(\t\x12)\n\x06status\x18\x03 \x01(\x0e\x32\x19.kxm.v1.WorkflowRunStatus\x12\x18\n\x10\x63urrent_stage_id\x18\x04 \x01(\t\x12/\n\x0b\x63reate_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bupdate_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp2\xba\x01\n\nOpsService\x12]\n\x0eGetOpsSnapshot\x12\x1d.kxm.v1.GetOpsSnapshotRequest\x1a\x1e.kxm.v1.GetOpsSnapshotResponse\"\x0c\xea\xe0\x18\x08\x08\x02\x10\x01\x18\x01(\x04\x12M\n\x08WatchOps\x12\x17.kxm.v1.WatchOpsRequest\x1a\x18.kxm.v1.WatchOpsResponse\"\x0c\xea\xe0\x18\x08\x08\x02\x10\x01\x18\x01(\x02\x30\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18kxm/v1/ops_service.proto\x12\x06kxm.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\x1a\x1dkxm/v1/workflow_journal.proto\x1a\x1bkxm/v1/workflow_types.proto\"A\n\x0fWatchOpsRequest\x12\x0f\n\x07project\x18\x01 \x01(\t\x12\x1d\n\rafter_version\x18\x02 \x01(\tB\x06\xf2\xe0\x18\x02\x08@\"U\n\x10WatchOpsResponse\x12\x30\n\x08snapshot\x18\x01 \x01(\x0b\x32\x1e.kxm.v1.GetOpsSnapshotResponse\x12\x0f\n\x07version\x18\x02 \x01(\t\"(\n\x15GetOpsSnapshotRequest\x12\x0f\n\x07project\x18\x01 \x01(\t\"\x8b\x02\n\nOpsMessage\x12\n\n\x02id\x18\x01 \x01(\t\x12#\n\x05state\x18\x02 \x01(\x0e\x32\x14.kxm.v1.MessageState\x12\x17\n\x0f\x66rom_agent_name\x18\x03 \x01(\t\x12\x15\n\rto_agent_name\x18\x04 \x01(\t\x12\"\n\x08\x64\x65livery\x18\x05 \x01(\x0e\x32\x10.kxm.v1.Delivery\x12/\n\x0b\x63reate_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x65xpire_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x16\n\x0e\x63orrelation_id\x18\x08 \x01(\t\"\xc4\x03\n\x16GetOpsSnapshotResponse\x12\x0f\n\x07project\x18\x01 \x01(\t\x12\x31\n\rsnapshot_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x1d\n\x06\x61gents\x18\x03 \x03(\x0b\x32\r.kxm.v1.Agent\x12\x13\n\x0b\x61gent_total\x18\x04 \x01(\x05\x12)\n\ropen_messages\x18\x05 \x03(\x0b\x32\x12.kxm.v1.OpsMessage\x12\x1a\n\x12open_message_total\x18\x06 \x01(\x05\x12\x1d\n\x06leases\x18\x07 \x03(\x0b\x32\r.kxm.v1.Lease\x12\x13\n\x0blease_total\x18\x08 \x01(\x05\x12!\n\x08runtimes\x18\t \x03(\x0b\x32\x0f.kxm.v1.Runtime\x12\x15\n\rruntime_total\x18\n \x01(\x05\x12\x1c\n\x04runs\x18\x0b \x03(\x0b\x32\x0e.kxm.v1.OpsRun\x12\x11\n\trun_total\x18\x0c \x01(\x05\x12,\n\x0cruntime_runs\x18\r \x03(\x0b\x32\x16.kxm.v1.OpsRuntimeRuns\x12\x1e\n\x05plans\x18\x0e \x03(\x0b\x32\x0f.kxm.v1.OpsPlan\"\xa4\x01\n\x07OpsPlan\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0e\n\x06run_id\x18\x02 \x01(\t\x12\x0f\n\x07summary\x18\x03 \x01(\t\x12/\n\x0b\x63reate_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08stage_id\x18\x05 \x01(\t\x12)\n\x08severity\x18\x06 \x01(\x0e\x32\x17.kxm.v1.JournalSeverity\"Y\n\x0eOpsRuntimeRuns\x12\x12\n\nruntime_id\x18\x01 \x01(\t\x12 \n\x04runs\x18\x02 \x03(\x0b\x32\x12.kxm.v1.OpsSyncRun\x12\x11\n\trun_total\x18\x03 \x01(\x05\"l\n\nOpsSyncRun\x12\x12\n\nproject_id\x18\x01 \x01(\t\x12\x0e\n\x06run_id\x18\x02 \x01(\t\x12\x0e\n\x06\x63ursor\x18\x03 \x01(\x03\x12\x15\n\rlast_sequence\x18\x04 \x01(\x03\x12\x13\n\x0bpending_gap\x18\x05 \x01(\x08\"\xd2\x01\n\x06OpsRun\x12\n\n\x02id\x18\x01 \x01(\t\x12\x15\n\rdefinition_id\x18\x02 \x01(\t\x12)\n\x06status\x18\x03 \x01(\x0e\x32\x19.kxm.v1.WorkflowRunStatus\x12\x18\n\x10\x63urrent_stage_id\x18\x04 \x01(\t\x12/\n\x0b\x63reate_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bupdate_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp2\xba\x01\n\nOpsService\x12]\n\x0eGetOpsSnapshot\x12\x1d.kxm.v1.GetOpsSnapshotRequest\x1a\x1e.kxm.v1.GetOpsSnapshotResponse\"\x0c\xea\xe0\x18\x08\x08\x02\x10\x01\x18\x01(\x04\x12M\n\x08WatchOps\x12\x17.kxm.v1.WatchOpsRequest\x1a\x18.kxm.v1.WatchOpsResponse\"\x0c\xea\xe0\x18\x08\x08\x02\x10\x01\x18\x01(\x02\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -41,18 +42,24 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_OPSSERVICE'].methods_by_name['GetOpsSnapshot']._serialized_options = b'\352\340\030\010\010\002\020\001\030\001(\004'
   _globals['_OPSSERVICE'].methods_by_name['WatchOps']._loaded_options = None
   _globals['_OPSSERVICE'].methods_by_name['WatchOps']._serialized_options = b'\352\340\030\010\010\002\020\001\030\001(\002'
-  _globals['_WATCHOPSREQUEST']._serialized_start=140
-  _globals['_WATCHOPSREQUEST']._serialized_end=205
-  _globals['_WATCHOPSRESPONSE']._serialized_start=207
-  _globals['_WATCHOPSRESPONSE']._serialized_end=292
-  _globals['_GETOPSSNAPSHOTREQUEST']._serialized_start=294
-  _globals['_GETOPSSNAPSHOTREQUEST']._serialized_end=334
-  _globals['_OPSMESSAGE']._serialized_start=337
-  _globals['_OPSMESSAGE']._serialized_end=604
-  _globals['_GETOPSSNAPSHOTRESPONSE']._serialized_start=607
-  _globals['_GETOPSSNAPSHOTRESPONSE']._serialized_end=981
-  _globals['_OPSRUN']._serialized_start=984
-  _globals['_OPSRUN']._serialized_end=1194
-  _globals['_OPSSERVICE']._serialized_start=1197
-  _globals['_OPSSERVICE']._serialized_end=1383
+  _globals['_WATCHOPSREQUEST']._serialized_start=171
+  _globals['_WATCHOPSREQUEST']._serialized_end=236
+  _globals['_WATCHOPSRESPONSE']._serialized_start=238
+  _globals['_WATCHOPSRESPONSE']._serialized_end=323
+  _globals['_GETOPSSNAPSHOTREQUEST']._serialized_start=325
+  _globals['_GETOPSSNAPSHOTREQUEST']._serialized_end=365
+  _globals['_OPSMESSAGE']._serialized_start=368
+  _globals['_OPSMESSAGE']._serialized_end=635
+  _globals['_GETOPSSNAPSHOTRESPONSE']._serialized_start=638
+  _globals['_GETOPSSNAPSHOTRESPONSE']._serialized_end=1090
+  _globals['_OPSPLAN']._serialized_start=1093
+  _globals['_OPSPLAN']._serialized_end=1257
+  _globals['_OPSRUNTIMERUNS']._serialized_start=1259
+  _globals['_OPSRUNTIMERUNS']._serialized_end=1348
+  _globals['_OPSSYNCRUN']._serialized_start=1350
+  _globals['_OPSSYNCRUN']._serialized_end=1458
+  _globals['_OPSRUN']._serialized_start=1461
+  _globals['_OPSRUN']._serialized_end=1671
+  _globals['_OPSSERVICE']._serialized_start=1674
+  _globals['_OPSSERVICE']._serialized_end=1860
 # @@protoc_insertion_point(module_scope)

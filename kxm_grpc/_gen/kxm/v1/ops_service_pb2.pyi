@@ -9,6 +9,7 @@ from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from kxm_grpc._gen.kxm.v1 import types_pb2 as _types_pb2
+from kxm_grpc._gen.kxm.v1 import workflow_journal_pb2 as _workflow_journal_pb2
 from kxm_grpc._gen.kxm.v1 import workflow_types_pb2 as _workflow_types_pb2
 import builtins as _builtins
 import sys
@@ -169,6 +170,8 @@ class GetOpsSnapshotResponse(_message.Message):
     RUNTIME_TOTAL_FIELD_NUMBER: _builtins.int
     RUNS_FIELD_NUMBER: _builtins.int
     RUN_TOTAL_FIELD_NUMBER: _builtins.int
+    RUNTIME_RUNS_FIELD_NUMBER: _builtins.int
+    PLANS_FIELD_NUMBER: _builtins.int
     project: _builtins.str
     """The project."""
     agent_total: _builtins.int
@@ -205,6 +208,16 @@ class GetOpsSnapshotResponse(_message.Message):
     def runs(self) -> _containers.RepeatedCompositeFieldContainer[Global___OpsRun]:
         """Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail."""
 
+    @_builtins.property
+    def runtime_runs(self) -> _containers.RepeatedCompositeFieldContainer[Global___OpsRuntimeRuns]:
+        """The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+        registered, or no longer, in `runtimes`), by runtime id.
+        """
+
+    @_builtins.property
+    def plans(self) -> _containers.RepeatedCompositeFieldContainer[Global___OpsPlan]:
+        """The newest plans the journal recorded across the project's runs, newest first; at most 16."""
+
     def __init__(
         self,
         *,
@@ -220,14 +233,130 @@ class GetOpsSnapshotResponse(_message.Message):
         runtime_total: _builtins.int = ...,
         runs: _abc.Iterable[Global___OpsRun] | None = ...,
         run_total: _builtins.int = ...,
+        runtime_runs: _abc.Iterable[Global___OpsRuntimeRuns] | None = ...,
+        plans: _abc.Iterable[Global___OpsPlan] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["snapshot_time", b"snapshot_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_total", b"agent_total", "agents", b"agents", "lease_total", b"lease_total", "leases", b"leases", "open_message_total", b"open_message_total", "open_messages", b"open_messages", "project", b"project", "run_total", b"run_total", "runs", b"runs", "runtime_total", b"runtime_total", "runtimes", b"runtimes", "snapshot_time", b"snapshot_time"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_total", b"agent_total", "agents", b"agents", "lease_total", b"lease_total", "leases", b"leases", "open_message_total", b"open_message_total", "open_messages", b"open_messages", "plans", b"plans", "project", b"project", "run_total", b"run_total", "runs", b"runs", "runtime_runs", b"runtime_runs", "runtime_total", b"runtime_total", "runtimes", b"runtimes", "snapshot_time", b"snapshot_time"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetOpsSnapshotResponse: _TypeAlias = GetOpsSnapshotResponse  # noqa: Y015
+
+@_typing.final
+class OpsPlan(_message.Message):
+    """OpsPlan is a run's plan as the journal recorded it, its summary on one line and cut to 120 characters."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    RUN_ID_FIELD_NUMBER: _builtins.int
+    SUMMARY_FIELD_NUMBER: _builtins.int
+    CREATE_TIME_FIELD_NUMBER: _builtins.int
+    STAGE_ID_FIELD_NUMBER: _builtins.int
+    SEVERITY_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    """The journal entry's id."""
+    run_id: _builtins.str
+    """The run it plans."""
+    summary: _builtins.str
+    """Its summary, whitespace collapsed, at most 120 characters."""
+    stage_id: _builtins.str
+    """The stage it is about (empty: the run)."""
+    severity: _workflow_journal_pb2.JournalSeverity.ValueType
+    """Its severity."""
+    @_builtins.property
+    def create_time(self) -> _timestamp_pb2.Timestamp:
+        """When it was recorded."""
+
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+        run_id: _builtins.str = ...,
+        summary: _builtins.str = ...,
+        create_time: _timestamp_pb2.Timestamp | None = ...,
+        stage_id: _builtins.str = ...,
+        severity: _workflow_journal_pb2.JournalSeverity.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "id", b"id", "run_id", b"run_id", "severity", b"severity", "stage_id", b"stage_id", "summary", b"summary"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OpsPlan: _TypeAlias = OpsPlan  # noqa: Y015
+
+@_typing.final
+class OpsRuntimeRuns(_message.Message):
+    """OpsRuntimeRuns is one home runtime's sync runs as the dashboard shows them: how far each was ingested."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RUNTIME_ID_FIELD_NUMBER: _builtins.int
+    RUNS_FIELD_NUMBER: _builtins.int
+    RUN_TOTAL_FIELD_NUMBER: _builtins.int
+    runtime_id: _builtins.str
+    """The home runtime's id."""
+    run_total: _builtins.int
+    """How many sync runs it is the home of."""
+    @_builtins.property
+    def runs(self) -> _containers.RepeatedCompositeFieldContainer[Global___OpsSyncRun]:
+        """Its sync runs by project id and run id; at most 16."""
+
+    def __init__(
+        self,
+        *,
+        runtime_id: _builtins.str = ...,
+        runs: _abc.Iterable[Global___OpsSyncRun] | None = ...,
+        run_total: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["run_total", b"run_total", "runs", b"runs", "runtime_id", b"runtime_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OpsRuntimeRuns: _TypeAlias = OpsRuntimeRuns  # noqa: Y015
+
+@_typing.final
+class OpsSyncRun(_message.Message):
+    """OpsSyncRun is one runtime run's ingest state: its gapless cursor and whether events beyond it wait."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROJECT_ID_FIELD_NUMBER: _builtins.int
+    RUN_ID_FIELD_NUMBER: _builtins.int
+    CURSOR_FIELD_NUMBER: _builtins.int
+    LAST_SEQUENCE_FIELD_NUMBER: _builtins.int
+    PENDING_GAP_FIELD_NUMBER: _builtins.int
+    project_id: _builtins.str
+    """The runtime-side project id."""
+    run_id: _builtins.str
+    """The run id."""
+    cursor: _builtins.int
+    """The last sequence of the gapless prefix ingested (ListRunEvents reads up to it)."""
+    last_sequence: _builtins.int
+    """The highest sequence stored."""
+    pending_gap: _builtins.bool
+    """True when events beyond the cursor are stored: a sequence is missing."""
+    def __init__(
+        self,
+        *,
+        project_id: _builtins.str = ...,
+        run_id: _builtins.str = ...,
+        cursor: _builtins.int = ...,
+        last_sequence: _builtins.int = ...,
+        pending_gap: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cursor", b"cursor", "last_sequence", b"last_sequence", "pending_gap", b"pending_gap", "project_id", b"project_id", "run_id", b"run_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OpsSyncRun: _TypeAlias = OpsSyncRun  # noqa: Y015
 
 @_typing.final
 class OpsRun(_message.Message):

@@ -313,7 +313,12 @@ type GetOpsSnapshotResponse struct {
 	// Its newest workflow runs (stage and step runs), newest first; at most 8. WorkflowService.GetWorkflowRun has each one's detail.
 	Runs []*OpsRun `protobuf:"bytes,11,rep,name=runs,proto3" json:"runs,omitempty"`
 	// How many workflow runs it has (every status).
-	RunTotal      int32 `protobuf:"varint,12,opt,name=run_total,json=runTotal,proto3" json:"run_total,omitempty"`
+	RunTotal int32 `protobuf:"varint,12,opt,name=run_total,json=runTotal,proto3" json:"run_total,omitempty"`
+	// The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+	// registered, or no longer, in `runtimes`), by runtime id.
+	RuntimeRuns []*OpsRuntimeRuns `protobuf:"bytes,13,rep,name=runtime_runs,json=runtimeRuns,proto3" json:"runtime_runs,omitempty"`
+	// The newest plans the journal recorded across the project's runs, newest first; at most 16.
+	Plans         []*OpsPlan `protobuf:"bytes,14,rep,name=plans,proto3" json:"plans,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -432,6 +437,257 @@ func (x *GetOpsSnapshotResponse) GetRunTotal() int32 {
 	return 0
 }
 
+func (x *GetOpsSnapshotResponse) GetRuntimeRuns() []*OpsRuntimeRuns {
+	if x != nil {
+		return x.RuntimeRuns
+	}
+	return nil
+}
+
+func (x *GetOpsSnapshotResponse) GetPlans() []*OpsPlan {
+	if x != nil {
+		return x.Plans
+	}
+	return nil
+}
+
+// OpsPlan is a run's plan as the journal recorded it, its summary on one line and cut to 120 characters.
+type OpsPlan struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The journal entry's id.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The run it plans.
+	RunId string `protobuf:"bytes,2,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	// Its summary, whitespace collapsed, at most 120 characters.
+	Summary string `protobuf:"bytes,3,opt,name=summary,proto3" json:"summary,omitempty"`
+	// When it was recorded.
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	// The stage it is about (empty: the run).
+	StageId string `protobuf:"bytes,5,opt,name=stage_id,json=stageId,proto3" json:"stage_id,omitempty"`
+	// Its severity.
+	Severity      JournalSeverity `protobuf:"varint,6,opt,name=severity,proto3,enum=kxm.v1.JournalSeverity" json:"severity,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OpsPlan) Reset() {
+	*x = OpsPlan{}
+	mi := &file_kxm_v1_ops_service_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OpsPlan) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OpsPlan) ProtoMessage() {}
+
+func (x *OpsPlan) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_ops_service_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OpsPlan.ProtoReflect.Descriptor instead.
+func (*OpsPlan) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_ops_service_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *OpsPlan) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *OpsPlan) GetRunId() string {
+	if x != nil {
+		return x.RunId
+	}
+	return ""
+}
+
+func (x *OpsPlan) GetSummary() string {
+	if x != nil {
+		return x.Summary
+	}
+	return ""
+}
+
+func (x *OpsPlan) GetCreateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreateTime
+	}
+	return nil
+}
+
+func (x *OpsPlan) GetStageId() string {
+	if x != nil {
+		return x.StageId
+	}
+	return ""
+}
+
+func (x *OpsPlan) GetSeverity() JournalSeverity {
+	if x != nil {
+		return x.Severity
+	}
+	return JournalSeverity_JOURNAL_SEVERITY_UNSPECIFIED
+}
+
+// OpsRuntimeRuns is one home runtime's sync runs as the dashboard shows them: how far each was ingested.
+type OpsRuntimeRuns struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The home runtime's id.
+	RuntimeId string `protobuf:"bytes,1,opt,name=runtime_id,json=runtimeId,proto3" json:"runtime_id,omitempty"`
+	// Its sync runs by project id and run id; at most 16.
+	Runs []*OpsSyncRun `protobuf:"bytes,2,rep,name=runs,proto3" json:"runs,omitempty"`
+	// How many sync runs it is the home of.
+	RunTotal      int32 `protobuf:"varint,3,opt,name=run_total,json=runTotal,proto3" json:"run_total,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OpsRuntimeRuns) Reset() {
+	*x = OpsRuntimeRuns{}
+	mi := &file_kxm_v1_ops_service_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OpsRuntimeRuns) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OpsRuntimeRuns) ProtoMessage() {}
+
+func (x *OpsRuntimeRuns) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_ops_service_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OpsRuntimeRuns.ProtoReflect.Descriptor instead.
+func (*OpsRuntimeRuns) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_ops_service_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *OpsRuntimeRuns) GetRuntimeId() string {
+	if x != nil {
+		return x.RuntimeId
+	}
+	return ""
+}
+
+func (x *OpsRuntimeRuns) GetRuns() []*OpsSyncRun {
+	if x != nil {
+		return x.Runs
+	}
+	return nil
+}
+
+func (x *OpsRuntimeRuns) GetRunTotal() int32 {
+	if x != nil {
+		return x.RunTotal
+	}
+	return 0
+}
+
+// OpsSyncRun is one runtime run's ingest state: its gapless cursor and whether events beyond it wait.
+type OpsSyncRun struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The runtime-side project id.
+	ProjectId string `protobuf:"bytes,1,opt,name=project_id,json=projectId,proto3" json:"project_id,omitempty"`
+	// The run id.
+	RunId string `protobuf:"bytes,2,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	// The last sequence of the gapless prefix ingested (ListRunEvents reads up to it).
+	Cursor int64 `protobuf:"varint,3,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	// The highest sequence stored.
+	LastSequence int64 `protobuf:"varint,4,opt,name=last_sequence,json=lastSequence,proto3" json:"last_sequence,omitempty"`
+	// True when events beyond the cursor are stored: a sequence is missing.
+	PendingGap    bool `protobuf:"varint,5,opt,name=pending_gap,json=pendingGap,proto3" json:"pending_gap,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OpsSyncRun) Reset() {
+	*x = OpsSyncRun{}
+	mi := &file_kxm_v1_ops_service_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OpsSyncRun) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OpsSyncRun) ProtoMessage() {}
+
+func (x *OpsSyncRun) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_ops_service_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OpsSyncRun.ProtoReflect.Descriptor instead.
+func (*OpsSyncRun) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_ops_service_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *OpsSyncRun) GetProjectId() string {
+	if x != nil {
+		return x.ProjectId
+	}
+	return ""
+}
+
+func (x *OpsSyncRun) GetRunId() string {
+	if x != nil {
+		return x.RunId
+	}
+	return ""
+}
+
+func (x *OpsSyncRun) GetCursor() int64 {
+	if x != nil {
+		return x.Cursor
+	}
+	return 0
+}
+
+func (x *OpsSyncRun) GetLastSequence() int64 {
+	if x != nil {
+		return x.LastSequence
+	}
+	return 0
+}
+
+func (x *OpsSyncRun) GetPendingGap() bool {
+	if x != nil {
+		return x.PendingGap
+	}
+	return false
+}
+
 // OpsRun is a workflow run as the dashboard lists it: what it runs and where it stands, never its payload.
 type OpsRun struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -453,7 +709,7 @@ type OpsRun struct {
 
 func (x *OpsRun) Reset() {
 	*x = OpsRun{}
-	mi := &file_kxm_v1_ops_service_proto_msgTypes[5]
+	mi := &file_kxm_v1_ops_service_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -465,7 +721,7 @@ func (x *OpsRun) String() string {
 func (*OpsRun) ProtoMessage() {}
 
 func (x *OpsRun) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_ops_service_proto_msgTypes[5]
+	mi := &file_kxm_v1_ops_service_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -478,7 +734,7 @@ func (x *OpsRun) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpsRun.ProtoReflect.Descriptor instead.
 func (*OpsRun) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_ops_service_proto_rawDescGZIP(), []int{5}
+	return file_kxm_v1_ops_service_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *OpsRun) GetId() string {
@@ -527,7 +783,7 @@ var File_kxm_v1_ops_service_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_ops_service_proto_rawDesc = "" +
 	"\n" +
-	"\x18kxm/v1/ops_service.proto\x12\x06kxm.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\x1a\x1bkxm/v1/workflow_types.proto\"X\n" +
+	"\x18kxm/v1/ops_service.proto\x12\x06kxm.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\x1a\x1dkxm/v1/workflow_journal.proto\x1a\x1bkxm/v1/workflow_types.proto\"X\n" +
 	"\x0fWatchOpsRequest\x12\x18\n" +
 	"\aproject\x18\x01 \x01(\tR\aproject\x12+\n" +
 	"\rafter_version\x18\x02 \x01(\tB\x06\xf2\xe0\x18\x02\b@R\fafterVersion\"h\n" +
@@ -547,7 +803,7 @@ const file_kxm_v1_ops_service_proto_rawDesc = "" +
 	"createTime\x12;\n" +
 	"\vexpire_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"expireTime\x12%\n" +
-	"\x0ecorrelation_id\x18\b \x01(\tR\rcorrelationId\"\xfd\x03\n" +
+	"\x0ecorrelation_id\x18\b \x01(\tR\rcorrelationId\"\xdf\x04\n" +
 	"\x16GetOpsSnapshotResponse\x12\x18\n" +
 	"\aproject\x18\x01 \x01(\tR\aproject\x12?\n" +
 	"\rsnapshot_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\fsnapshotTime\x12%\n" +
@@ -563,7 +819,31 @@ const file_kxm_v1_ops_service_proto_rawDesc = "" +
 	"\rruntime_total\x18\n" +
 	" \x01(\x05R\fruntimeTotal\x12\"\n" +
 	"\x04runs\x18\v \x03(\v2\x0e.kxm.v1.OpsRunR\x04runs\x12\x1b\n" +
-	"\trun_total\x18\f \x01(\x05R\brunTotal\"\x94\x02\n" +
+	"\trun_total\x18\f \x01(\x05R\brunTotal\x129\n" +
+	"\fruntime_runs\x18\r \x03(\v2\x16.kxm.v1.OpsRuntimeRunsR\vruntimeRuns\x12%\n" +
+	"\x05plans\x18\x0e \x03(\v2\x0f.kxm.v1.OpsPlanR\x05plans\"\xd7\x01\n" +
+	"\aOpsPlan\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x15\n" +
+	"\x06run_id\x18\x02 \x01(\tR\x05runId\x12\x18\n" +
+	"\asummary\x18\x03 \x01(\tR\asummary\x12;\n" +
+	"\vcreate_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"createTime\x12\x19\n" +
+	"\bstage_id\x18\x05 \x01(\tR\astageId\x123\n" +
+	"\bseverity\x18\x06 \x01(\x0e2\x17.kxm.v1.JournalSeverityR\bseverity\"t\n" +
+	"\x0eOpsRuntimeRuns\x12\x1d\n" +
+	"\n" +
+	"runtime_id\x18\x01 \x01(\tR\truntimeId\x12&\n" +
+	"\x04runs\x18\x02 \x03(\v2\x12.kxm.v1.OpsSyncRunR\x04runs\x12\x1b\n" +
+	"\trun_total\x18\x03 \x01(\x05R\brunTotal\"\xa0\x01\n" +
+	"\n" +
+	"OpsSyncRun\x12\x1d\n" +
+	"\n" +
+	"project_id\x18\x01 \x01(\tR\tprojectId\x12\x15\n" +
+	"\x06run_id\x18\x02 \x01(\tR\x05runId\x12\x16\n" +
+	"\x06cursor\x18\x03 \x01(\x03R\x06cursor\x12#\n" +
+	"\rlast_sequence\x18\x04 \x01(\x03R\flastSequence\x12\x1f\n" +
+	"\vpending_gap\x18\x05 \x01(\bR\n" +
+	"pendingGap\"\x94\x02\n" +
 	"\x06OpsRun\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12#\n" +
 	"\rdefinition_id\x18\x02 \x01(\tR\fdefinitionId\x121\n" +
@@ -592,46 +872,55 @@ func file_kxm_v1_ops_service_proto_rawDescGZIP() []byte {
 	return file_kxm_v1_ops_service_proto_rawDescData
 }
 
-var file_kxm_v1_ops_service_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_kxm_v1_ops_service_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_kxm_v1_ops_service_proto_goTypes = []any{
 	(*WatchOpsRequest)(nil),        // 0: kxm.v1.WatchOpsRequest
 	(*WatchOpsResponse)(nil),       // 1: kxm.v1.WatchOpsResponse
 	(*GetOpsSnapshotRequest)(nil),  // 2: kxm.v1.GetOpsSnapshotRequest
 	(*OpsMessage)(nil),             // 3: kxm.v1.OpsMessage
 	(*GetOpsSnapshotResponse)(nil), // 4: kxm.v1.GetOpsSnapshotResponse
-	(*OpsRun)(nil),                 // 5: kxm.v1.OpsRun
-	(MessageState)(0),              // 6: kxm.v1.MessageState
-	(Delivery)(0),                  // 7: kxm.v1.Delivery
-	(*timestamppb.Timestamp)(nil),  // 8: google.protobuf.Timestamp
-	(*Agent)(nil),                  // 9: kxm.v1.Agent
-	(*Lease)(nil),                  // 10: kxm.v1.Lease
-	(*Runtime)(nil),                // 11: kxm.v1.Runtime
-	(WorkflowRunStatus)(0),         // 12: kxm.v1.WorkflowRunStatus
+	(*OpsPlan)(nil),                // 5: kxm.v1.OpsPlan
+	(*OpsRuntimeRuns)(nil),         // 6: kxm.v1.OpsRuntimeRuns
+	(*OpsSyncRun)(nil),             // 7: kxm.v1.OpsSyncRun
+	(*OpsRun)(nil),                 // 8: kxm.v1.OpsRun
+	(MessageState)(0),              // 9: kxm.v1.MessageState
+	(Delivery)(0),                  // 10: kxm.v1.Delivery
+	(*timestamppb.Timestamp)(nil),  // 11: google.protobuf.Timestamp
+	(*Agent)(nil),                  // 12: kxm.v1.Agent
+	(*Lease)(nil),                  // 13: kxm.v1.Lease
+	(*Runtime)(nil),                // 14: kxm.v1.Runtime
+	(JournalSeverity)(0),           // 15: kxm.v1.JournalSeverity
+	(WorkflowRunStatus)(0),         // 16: kxm.v1.WorkflowRunStatus
 }
 var file_kxm_v1_ops_service_proto_depIdxs = []int32{
 	4,  // 0: kxm.v1.WatchOpsResponse.snapshot:type_name -> kxm.v1.GetOpsSnapshotResponse
-	6,  // 1: kxm.v1.OpsMessage.state:type_name -> kxm.v1.MessageState
-	7,  // 2: kxm.v1.OpsMessage.delivery:type_name -> kxm.v1.Delivery
-	8,  // 3: kxm.v1.OpsMessage.create_time:type_name -> google.protobuf.Timestamp
-	8,  // 4: kxm.v1.OpsMessage.expire_time:type_name -> google.protobuf.Timestamp
-	8,  // 5: kxm.v1.GetOpsSnapshotResponse.snapshot_time:type_name -> google.protobuf.Timestamp
-	9,  // 6: kxm.v1.GetOpsSnapshotResponse.agents:type_name -> kxm.v1.Agent
+	9,  // 1: kxm.v1.OpsMessage.state:type_name -> kxm.v1.MessageState
+	10, // 2: kxm.v1.OpsMessage.delivery:type_name -> kxm.v1.Delivery
+	11, // 3: kxm.v1.OpsMessage.create_time:type_name -> google.protobuf.Timestamp
+	11, // 4: kxm.v1.OpsMessage.expire_time:type_name -> google.protobuf.Timestamp
+	11, // 5: kxm.v1.GetOpsSnapshotResponse.snapshot_time:type_name -> google.protobuf.Timestamp
+	12, // 6: kxm.v1.GetOpsSnapshotResponse.agents:type_name -> kxm.v1.Agent
 	3,  // 7: kxm.v1.GetOpsSnapshotResponse.open_messages:type_name -> kxm.v1.OpsMessage
-	10, // 8: kxm.v1.GetOpsSnapshotResponse.leases:type_name -> kxm.v1.Lease
-	11, // 9: kxm.v1.GetOpsSnapshotResponse.runtimes:type_name -> kxm.v1.Runtime
-	5,  // 10: kxm.v1.GetOpsSnapshotResponse.runs:type_name -> kxm.v1.OpsRun
-	12, // 11: kxm.v1.OpsRun.status:type_name -> kxm.v1.WorkflowRunStatus
-	8,  // 12: kxm.v1.OpsRun.create_time:type_name -> google.protobuf.Timestamp
-	8,  // 13: kxm.v1.OpsRun.update_time:type_name -> google.protobuf.Timestamp
-	2,  // 14: kxm.v1.OpsService.GetOpsSnapshot:input_type -> kxm.v1.GetOpsSnapshotRequest
-	0,  // 15: kxm.v1.OpsService.WatchOps:input_type -> kxm.v1.WatchOpsRequest
-	4,  // 16: kxm.v1.OpsService.GetOpsSnapshot:output_type -> kxm.v1.GetOpsSnapshotResponse
-	1,  // 17: kxm.v1.OpsService.WatchOps:output_type -> kxm.v1.WatchOpsResponse
-	16, // [16:18] is the sub-list for method output_type
-	14, // [14:16] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	13, // 8: kxm.v1.GetOpsSnapshotResponse.leases:type_name -> kxm.v1.Lease
+	14, // 9: kxm.v1.GetOpsSnapshotResponse.runtimes:type_name -> kxm.v1.Runtime
+	8,  // 10: kxm.v1.GetOpsSnapshotResponse.runs:type_name -> kxm.v1.OpsRun
+	6,  // 11: kxm.v1.GetOpsSnapshotResponse.runtime_runs:type_name -> kxm.v1.OpsRuntimeRuns
+	5,  // 12: kxm.v1.GetOpsSnapshotResponse.plans:type_name -> kxm.v1.OpsPlan
+	11, // 13: kxm.v1.OpsPlan.create_time:type_name -> google.protobuf.Timestamp
+	15, // 14: kxm.v1.OpsPlan.severity:type_name -> kxm.v1.JournalSeverity
+	7,  // 15: kxm.v1.OpsRuntimeRuns.runs:type_name -> kxm.v1.OpsSyncRun
+	16, // 16: kxm.v1.OpsRun.status:type_name -> kxm.v1.WorkflowRunStatus
+	11, // 17: kxm.v1.OpsRun.create_time:type_name -> google.protobuf.Timestamp
+	11, // 18: kxm.v1.OpsRun.update_time:type_name -> google.protobuf.Timestamp
+	2,  // 19: kxm.v1.OpsService.GetOpsSnapshot:input_type -> kxm.v1.GetOpsSnapshotRequest
+	0,  // 20: kxm.v1.OpsService.WatchOps:input_type -> kxm.v1.WatchOpsRequest
+	4,  // 21: kxm.v1.OpsService.GetOpsSnapshot:output_type -> kxm.v1.GetOpsSnapshotResponse
+	1,  // 22: kxm.v1.OpsService.WatchOps:output_type -> kxm.v1.WatchOpsResponse
+	21, // [21:23] is the sub-list for method output_type
+	19, // [19:21] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_ops_service_proto_init() }
@@ -641,6 +930,7 @@ func file_kxm_v1_ops_service_proto_init() {
 	}
 	file_kxm_v1_options_proto_init()
 	file_kxm_v1_types_proto_init()
+	file_kxm_v1_workflow_journal_proto_init()
 	file_kxm_v1_workflow_types_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -648,7 +938,7 @@ func file_kxm_v1_ops_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kxm_v1_ops_service_proto_rawDesc), len(file_kxm_v1_ops_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

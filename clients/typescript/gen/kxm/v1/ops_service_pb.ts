@@ -9,6 +9,8 @@ import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import { file_kxm_v1_options } from "./options_pb.js";
 import type { Agent, Delivery, Lease, MessageState, Runtime } from "./types_pb.js";
 import { file_kxm_v1_types } from "./types_pb.js";
+import type { JournalSeverity } from "./workflow_journal_pb.js";
+import { file_kxm_v1_workflow_journal } from "./workflow_journal_pb.js";
 import type { WorkflowRunStatus } from "./workflow_types_pb.js";
 import { file_kxm_v1_workflow_types } from "./workflow_types_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -17,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kxm/v1/ops_service.proto.
  */
 export const file_kxm_v1_ops_service: GenFile = /*@__PURE__*/
-  fileDesc("ChhreG0vdjEvb3BzX3NlcnZpY2UucHJvdG8SBmt4bS52MSJBCg9XYXRjaE9wc1JlcXVlc3QSDwoHcHJvamVjdBgBIAEoCRIdCg1hZnRlcl92ZXJzaW9uGAIgASgJQgby4BgCCEAiVQoQV2F0Y2hPcHNSZXNwb25zZRIwCghzbmFwc2hvdBgBIAEoCzIeLmt4bS52MS5HZXRPcHNTbmFwc2hvdFJlc3BvbnNlEg8KB3ZlcnNpb24YAiABKAkiKAoVR2V0T3BzU25hcHNob3RSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkiiwIKCk9wc01lc3NhZ2USCgoCaWQYASABKAkSIwoFc3RhdGUYAiABKA4yFC5reG0udjEuTWVzc2FnZVN0YXRlEhcKD2Zyb21fYWdlbnRfbmFtZRgDIAEoCRIVCg10b19hZ2VudF9uYW1lGAQgASgJEiIKCGRlbGl2ZXJ5GAUgASgOMhAua3htLnYxLkRlbGl2ZXJ5Ei8KC2NyZWF0ZV90aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtleHBpcmVfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOY29ycmVsYXRpb25faWQYCCABKAki9gIKFkdldE9wc1NuYXBzaG90UmVzcG9uc2USDwoHcHJvamVjdBgBIAEoCRIxCg1zbmFwc2hvdF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIdCgZhZ2VudHMYAyADKAsyDS5reG0udjEuQWdlbnQSEwoLYWdlbnRfdG90YWwYBCABKAUSKQoNb3Blbl9tZXNzYWdlcxgFIAMoCzISLmt4bS52MS5PcHNNZXNzYWdlEhoKEm9wZW5fbWVzc2FnZV90b3RhbBgGIAEoBRIdCgZsZWFzZXMYByADKAsyDS5reG0udjEuTGVhc2USEwoLbGVhc2VfdG90YWwYCCABKAUSIQoIcnVudGltZXMYCSADKAsyDy5reG0udjEuUnVudGltZRIVCg1ydW50aW1lX3RvdGFsGAogASgFEhwKBHJ1bnMYCyADKAsyDi5reG0udjEuT3BzUnVuEhEKCXJ1bl90b3RhbBgMIAEoBSLSAQoGT3BzUnVuEgoKAmlkGAEgASgJEhUKDWRlZmluaXRpb25faWQYAiABKAkSKQoGc3RhdHVzGAMgASgOMhkua3htLnYxLldvcmtmbG93UnVuU3RhdHVzEhgKEGN1cnJlbnRfc3RhZ2VfaWQYBCABKAkSLwoLY3JlYXRlX3RpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3VwZGF0ZV90aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcDK6AQoKT3BzU2VydmljZRJdCg5HZXRPcHNTbmFwc2hvdBIdLmt4bS52MS5HZXRPcHNTbmFwc2hvdFJlcXVlc3QaHi5reG0udjEuR2V0T3BzU25hcHNob3RSZXNwb25zZSIM6uAYCAgCEAEYASgEEk0KCFdhdGNoT3BzEhcua3htLnYxLldhdGNoT3BzUmVxdWVzdBoYLmt4bS52MS5XYXRjaE9wc1Jlc3BvbnNlIgzq4BgICAIQARgBKAIwAUJ/CgpkZXYua3htLnYxQg9PcHNTZXJ2aWNlUHJvdG9QAVona3htLmRldi9odWIvY2xpZW50cy9nby9nZW4va3htL3YxO2t4bXYxogIDS1hYqgIGS3htLlYxygIGS3htXFYx4gISS3htXFYxXEdQQk1ldGFkYXRh6gIHS3htOjpWMWIGcHJvdG8z", [file_google_protobuf_timestamp, file_kxm_v1_options, file_kxm_v1_types, file_kxm_v1_workflow_types]);
+  fileDesc("ChhreG0vdjEvb3BzX3NlcnZpY2UucHJvdG8SBmt4bS52MSJBCg9XYXRjaE9wc1JlcXVlc3QSDwoHcHJvamVjdBgBIAEoCRIdCg1hZnRlcl92ZXJzaW9uGAIgASgJQgby4BgCCEAiVQoQV2F0Y2hPcHNSZXNwb25zZRIwCghzbmFwc2hvdBgBIAEoCzIeLmt4bS52MS5HZXRPcHNTbmFwc2hvdFJlc3BvbnNlEg8KB3ZlcnNpb24YAiABKAkiKAoVR2V0T3BzU25hcHNob3RSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkiiwIKCk9wc01lc3NhZ2USCgoCaWQYASABKAkSIwoFc3RhdGUYAiABKA4yFC5reG0udjEuTWVzc2FnZVN0YXRlEhcKD2Zyb21fYWdlbnRfbmFtZRgDIAEoCRIVCg10b19hZ2VudF9uYW1lGAQgASgJEiIKCGRlbGl2ZXJ5GAUgASgOMhAua3htLnYxLkRlbGl2ZXJ5Ei8KC2NyZWF0ZV90aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtleHBpcmVfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOY29ycmVsYXRpb25faWQYCCABKAkixAMKFkdldE9wc1NuYXBzaG90UmVzcG9uc2USDwoHcHJvamVjdBgBIAEoCRIxCg1zbmFwc2hvdF90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIdCgZhZ2VudHMYAyADKAsyDS5reG0udjEuQWdlbnQSEwoLYWdlbnRfdG90YWwYBCABKAUSKQoNb3Blbl9tZXNzYWdlcxgFIAMoCzISLmt4bS52MS5PcHNNZXNzYWdlEhoKEm9wZW5fbWVzc2FnZV90b3RhbBgGIAEoBRIdCgZsZWFzZXMYByADKAsyDS5reG0udjEuTGVhc2USEwoLbGVhc2VfdG90YWwYCCABKAUSIQoIcnVudGltZXMYCSADKAsyDy5reG0udjEuUnVudGltZRIVCg1ydW50aW1lX3RvdGFsGAogASgFEhwKBHJ1bnMYCyADKAsyDi5reG0udjEuT3BzUnVuEhEKCXJ1bl90b3RhbBgMIAEoBRIsCgxydW50aW1lX3J1bnMYDSADKAsyFi5reG0udjEuT3BzUnVudGltZVJ1bnMSHgoFcGxhbnMYDiADKAsyDy5reG0udjEuT3BzUGxhbiKkAQoHT3BzUGxhbhIKCgJpZBgBIAEoCRIOCgZydW5faWQYAiABKAkSDwoHc3VtbWFyeRgDIAEoCRIvCgtjcmVhdGVfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIc3RhZ2VfaWQYBSABKAkSKQoIc2V2ZXJpdHkYBiABKA4yFy5reG0udjEuSm91cm5hbFNldmVyaXR5IlkKDk9wc1J1bnRpbWVSdW5zEhIKCnJ1bnRpbWVfaWQYASABKAkSIAoEcnVucxgCIAMoCzISLmt4bS52MS5PcHNTeW5jUnVuEhEKCXJ1bl90b3RhbBgDIAEoBSJsCgpPcHNTeW5jUnVuEhIKCnByb2plY3RfaWQYASABKAkSDgoGcnVuX2lkGAIgASgJEg4KBmN1cnNvchgDIAEoAxIVCg1sYXN0X3NlcXVlbmNlGAQgASgDEhMKC3BlbmRpbmdfZ2FwGAUgASgIItIBCgZPcHNSdW4SCgoCaWQYASABKAkSFQoNZGVmaW5pdGlvbl9pZBgCIAEoCRIpCgZzdGF0dXMYAyABKA4yGS5reG0udjEuV29ya2Zsb3dSdW5TdGF0dXMSGAoQY3VycmVudF9zdGFnZV9pZBgEIAEoCRIvCgtjcmVhdGVfdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLdXBkYXRlX3RpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wMroBCgpPcHNTZXJ2aWNlEl0KDkdldE9wc1NuYXBzaG90Eh0ua3htLnYxLkdldE9wc1NuYXBzaG90UmVxdWVzdBoeLmt4bS52MS5HZXRPcHNTbmFwc2hvdFJlc3BvbnNlIgzq4BgICAIQARgBKAQSTQoIV2F0Y2hPcHMSFy5reG0udjEuV2F0Y2hPcHNSZXF1ZXN0Ghgua3htLnYxLldhdGNoT3BzUmVzcG9uc2UiDOrgGAgIAhABGAEoAjABQn8KCmRldi5reG0udjFCD09wc1NlcnZpY2VQcm90b1ABWidreG0uZGV2L2h1Yi9jbGllbnRzL2dvL2dlbi9reG0vdjE7a3htdjGiAgNLWFiqAgZLeG0uVjHKAgZLeG1cVjHiAhJLeG1cVjFcR1BCTWV0YWRhdGHqAgdLeG06OlYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_kxm_v1_options, file_kxm_v1_types, file_kxm_v1_workflow_journal, file_kxm_v1_workflow_types]);
 
 /**
  * Request message for OpsService.WatchOps.
@@ -255,6 +257,21 @@ export type GetOpsSnapshotResponse = Message<"kxm.v1.GetOpsSnapshotResponse"> & 
    * @generated from field: int32 run_total = 12;
    */
   runTotal: number;
+
+  /**
+   * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+   * registered, or no longer, in `runtimes`), by runtime id.
+   *
+   * @generated from field: repeated kxm.v1.OpsRuntimeRuns runtime_runs = 13;
+   */
+  runtimeRuns: OpsRuntimeRuns[];
+
+  /**
+   * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+   *
+   * @generated from field: repeated kxm.v1.OpsPlan plans = 14;
+   */
+  plans: OpsPlan[];
 };
 
 /**
@@ -263,6 +280,146 @@ export type GetOpsSnapshotResponse = Message<"kxm.v1.GetOpsSnapshotResponse"> & 
  */
 export const GetOpsSnapshotResponseSchema: GenMessage<GetOpsSnapshotResponse> = /*@__PURE__*/
   messageDesc(file_kxm_v1_ops_service, 4);
+
+/**
+ * OpsPlan is a run's plan as the journal recorded it, its summary on one line and cut to 120 characters.
+ *
+ * @generated from message kxm.v1.OpsPlan
+ */
+export type OpsPlan = Message<"kxm.v1.OpsPlan"> & {
+  /**
+   * The journal entry's id.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The run it plans.
+   *
+   * @generated from field: string run_id = 2;
+   */
+  runId: string;
+
+  /**
+   * Its summary, whitespace collapsed, at most 120 characters.
+   *
+   * @generated from field: string summary = 3;
+   */
+  summary: string;
+
+  /**
+   * When it was recorded.
+   *
+   * @generated from field: google.protobuf.Timestamp create_time = 4;
+   */
+  createTime?: Timestamp | undefined;
+
+  /**
+   * The stage it is about (empty: the run).
+   *
+   * @generated from field: string stage_id = 5;
+   */
+  stageId: string;
+
+  /**
+   * Its severity.
+   *
+   * @generated from field: kxm.v1.JournalSeverity severity = 6;
+   */
+  severity: JournalSeverity;
+};
+
+/**
+ * Describes the message kxm.v1.OpsPlan.
+ * Use `create(OpsPlanSchema)` to create a new message.
+ */
+export const OpsPlanSchema: GenMessage<OpsPlan> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_ops_service, 5);
+
+/**
+ * OpsRuntimeRuns is one home runtime's sync runs as the dashboard shows them: how far each was ingested.
+ *
+ * @generated from message kxm.v1.OpsRuntimeRuns
+ */
+export type OpsRuntimeRuns = Message<"kxm.v1.OpsRuntimeRuns"> & {
+  /**
+   * The home runtime's id.
+   *
+   * @generated from field: string runtime_id = 1;
+   */
+  runtimeId: string;
+
+  /**
+   * Its sync runs by project id and run id; at most 16.
+   *
+   * @generated from field: repeated kxm.v1.OpsSyncRun runs = 2;
+   */
+  runs: OpsSyncRun[];
+
+  /**
+   * How many sync runs it is the home of.
+   *
+   * @generated from field: int32 run_total = 3;
+   */
+  runTotal: number;
+};
+
+/**
+ * Describes the message kxm.v1.OpsRuntimeRuns.
+ * Use `create(OpsRuntimeRunsSchema)` to create a new message.
+ */
+export const OpsRuntimeRunsSchema: GenMessage<OpsRuntimeRuns> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_ops_service, 6);
+
+/**
+ * OpsSyncRun is one runtime run's ingest state: its gapless cursor and whether events beyond it wait.
+ *
+ * @generated from message kxm.v1.OpsSyncRun
+ */
+export type OpsSyncRun = Message<"kxm.v1.OpsSyncRun"> & {
+  /**
+   * The runtime-side project id.
+   *
+   * @generated from field: string project_id = 1;
+   */
+  projectId: string;
+
+  /**
+   * The run id.
+   *
+   * @generated from field: string run_id = 2;
+   */
+  runId: string;
+
+  /**
+   * The last sequence of the gapless prefix ingested (ListRunEvents reads up to it).
+   *
+   * @generated from field: int64 cursor = 3;
+   */
+  cursor: bigint;
+
+  /**
+   * The highest sequence stored.
+   *
+   * @generated from field: int64 last_sequence = 4;
+   */
+  lastSequence: bigint;
+
+  /**
+   * True when events beyond the cursor are stored: a sequence is missing.
+   *
+   * @generated from field: bool pending_gap = 5;
+   */
+  pendingGap: boolean;
+};
+
+/**
+ * Describes the message kxm.v1.OpsSyncRun.
+ * Use `create(OpsSyncRunSchema)` to create a new message.
+ */
+export const OpsSyncRunSchema: GenMessage<OpsSyncRun> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_ops_service, 7);
 
 /**
  * OpsRun is a workflow run as the dashboard lists it: what it runs and where it stands, never its payload.
@@ -318,7 +475,7 @@ export type OpsRun = Message<"kxm.v1.OpsRun"> & {
  * Use `create(OpsRunSchema)` to create a new message.
  */
 export const OpsRunSchema: GenMessage<OpsRun> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_ops_service, 5);
+  messageDesc(file_kxm_v1_ops_service, 8);
 
 /**
  * OpsService gives operators the view of a project that an operations dashboard shows: its agents,

@@ -38,6 +38,8 @@ private static final long serialVersionUID = 0L;
     leases_ = java.util.Collections.emptyList();
     runtimes_ = java.util.Collections.emptyList();
     runs_ = java.util.Collections.emptyList();
+    runtimeRuns_ = java.util.Collections.emptyList();
+    plans_ = java.util.Collections.emptyList();
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -524,6 +526,133 @@ private static final long serialVersionUID = 0L;
     return runTotal_;
   }
 
+  public static final int RUNTIME_RUNS_FIELD_NUMBER = 13;
+  @SuppressWarnings("serial")
+  private java.util.List<dev.kxm.v1.OpsRuntimeRuns> runtimeRuns_;
+  /**
+   * <pre>
+   * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+   * registered, or no longer, in `runtimes`), by runtime id.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<dev.kxm.v1.OpsRuntimeRuns> getRuntimeRunsList() {
+    return runtimeRuns_;
+  }
+  /**
+   * <pre>
+   * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+   * registered, or no longer, in `runtimes`), by runtime id.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<? extends dev.kxm.v1.OpsRuntimeRunsOrBuilder> 
+      getRuntimeRunsOrBuilderList() {
+    return runtimeRuns_;
+  }
+  /**
+   * <pre>
+   * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+   * registered, or no longer, in `runtimes`), by runtime id.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+   */
+  @java.lang.Override
+  public int getRuntimeRunsCount() {
+    return runtimeRuns_.size();
+  }
+  /**
+   * <pre>
+   * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+   * registered, or no longer, in `runtimes`), by runtime id.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+   */
+  @java.lang.Override
+  public dev.kxm.v1.OpsRuntimeRuns getRuntimeRuns(int index) {
+    return runtimeRuns_.get(index);
+  }
+  /**
+   * <pre>
+   * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+   * registered, or no longer, in `runtimes`), by runtime id.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+   */
+  @java.lang.Override
+  public dev.kxm.v1.OpsRuntimeRunsOrBuilder getRuntimeRunsOrBuilder(
+      int index) {
+    return runtimeRuns_.get(index);
+  }
+
+  public static final int PLANS_FIELD_NUMBER = 14;
+  @SuppressWarnings("serial")
+  private java.util.List<dev.kxm.v1.OpsPlan> plans_;
+  /**
+   * <pre>
+   * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<dev.kxm.v1.OpsPlan> getPlansList() {
+    return plans_;
+  }
+  /**
+   * <pre>
+   * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<? extends dev.kxm.v1.OpsPlanOrBuilder> 
+      getPlansOrBuilderList() {
+    return plans_;
+  }
+  /**
+   * <pre>
+   * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+   */
+  @java.lang.Override
+  public int getPlansCount() {
+    return plans_.size();
+  }
+  /**
+   * <pre>
+   * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+   */
+  @java.lang.Override
+  public dev.kxm.v1.OpsPlan getPlans(int index) {
+    return plans_.get(index);
+  }
+  /**
+   * <pre>
+   * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+   */
+  @java.lang.Override
+  public dev.kxm.v1.OpsPlanOrBuilder getPlansOrBuilder(
+      int index) {
+    return plans_.get(index);
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -573,6 +702,12 @@ private static final long serialVersionUID = 0L;
     }
     if (runTotal_ != 0) {
       output.writeInt32(12, runTotal_);
+    }
+    for (int i = 0; i < runtimeRuns_.size(); i++) {
+      output.writeMessage(13, runtimeRuns_.get(i));
+    }
+    for (int i = 0; i < plans_.size(); i++) {
+      output.writeMessage(14, plans_.get(i));
     }
     getUnknownFields().writeTo(output);
   }
@@ -650,6 +785,24 @@ private static final long serialVersionUID = 0L;
       size += com.google.protobuf.CodedOutputStream
         .computeInt32Size(12, runTotal_);
     }
+
+        {
+          final int count = runtimeRuns_.size();
+          for (int i = 0; i < count; i++) {
+            size += com.google.protobuf.CodedOutputStream
+              .computeMessageSizeNoTag(runtimeRuns_.get(i));
+          }
+          size += 1 * count;
+        }
+
+        {
+          final int count = plans_.size();
+          for (int i = 0; i < count; i++) {
+            size += com.google.protobuf.CodedOutputStream
+              .computeMessageSizeNoTag(plans_.get(i));
+          }
+          size += 1 * count;
+        }
     return size;
   }
   @java.lang.Override
@@ -701,6 +854,10 @@ private static final long serialVersionUID = 0L;
         .equals(other.getRunsList())) return false;
     if (getRunTotal()
         != other.getRunTotal()) return false;
+    if (!getRuntimeRunsList()
+        .equals(other.getRuntimeRunsList())) return false;
+    if (!getPlansList()
+        .equals(other.getPlansList())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -748,6 +905,14 @@ private static final long serialVersionUID = 0L;
     }
     hash = (37 * hash) + RUN_TOTAL_FIELD_NUMBER;
     hash = (53 * hash) + getRunTotal();
+    if (getRuntimeRunsCount() > 0) {
+      hash = (37 * hash) + RUNTIME_RUNS_FIELD_NUMBER;
+      hash = (53 * hash) + getRuntimeRunsList().hashCode();
+    }
+    if (getPlansCount() > 0) {
+      hash = (37 * hash) + PLANS_FIELD_NUMBER;
+      hash = (53 * hash) + getPlansList().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -888,6 +1053,8 @@ private static final long serialVersionUID = 0L;
         internalGetLeasesFieldBuilder();
         internalGetRuntimesFieldBuilder();
         internalGetRunsFieldBuilder();
+        internalGetRuntimeRunsFieldBuilder();
+        internalGetPlansFieldBuilder();
       }
     }
     @java.lang.Override
@@ -940,6 +1107,20 @@ private static final long serialVersionUID = 0L;
       }
       bitField0_ = (bitField0_ & ~0x00000400);
       runTotal_ = 0;
+      if (runtimeRunsBuilder_ == null) {
+        runtimeRuns_ = java.util.Collections.emptyList();
+      } else {
+        runtimeRuns_ = null;
+        runtimeRunsBuilder_.clear();
+      }
+      bitField0_ = (bitField0_ & ~0x00001000);
+      if (plansBuilder_ == null) {
+        plans_ = java.util.Collections.emptyList();
+      } else {
+        plans_ = null;
+        plansBuilder_.clear();
+      }
+      bitField0_ = (bitField0_ & ~0x00002000);
       return this;
     }
 
@@ -1017,6 +1198,24 @@ private static final long serialVersionUID = 0L;
         result.runs_ = runs_;
       } else {
         result.runs_ = runsBuilder_.build();
+      }
+      if (runtimeRunsBuilder_ == null) {
+        if (((bitField0_ & 0x00001000) != 0)) {
+          runtimeRuns_ = java.util.Collections.unmodifiableList(runtimeRuns_);
+          bitField0_ = (bitField0_ & ~0x00001000);
+        }
+        result.runtimeRuns_ = runtimeRuns_;
+      } else {
+        result.runtimeRuns_ = runtimeRunsBuilder_.build();
+      }
+      if (plansBuilder_ == null) {
+        if (((bitField0_ & 0x00002000) != 0)) {
+          plans_ = java.util.Collections.unmodifiableList(plans_);
+          bitField0_ = (bitField0_ & ~0x00002000);
+        }
+        result.plans_ = plans_;
+      } else {
+        result.plans_ = plansBuilder_.build();
       }
     }
 
@@ -1215,6 +1414,58 @@ private static final long serialVersionUID = 0L;
       if (other.getRunTotal() != 0) {
         setRunTotal(other.getRunTotal());
       }
+      if (runtimeRunsBuilder_ == null) {
+        if (!other.runtimeRuns_.isEmpty()) {
+          if (runtimeRuns_.isEmpty()) {
+            runtimeRuns_ = other.runtimeRuns_;
+            bitField0_ = (bitField0_ & ~0x00001000);
+          } else {
+            ensureRuntimeRunsIsMutable();
+            runtimeRuns_.addAll(other.runtimeRuns_);
+          }
+          onChanged();
+        }
+      } else {
+        if (!other.runtimeRuns_.isEmpty()) {
+          if (runtimeRunsBuilder_.isEmpty()) {
+            runtimeRunsBuilder_.dispose();
+            runtimeRunsBuilder_ = null;
+            runtimeRuns_ = other.runtimeRuns_;
+            bitField0_ = (bitField0_ & ~0x00001000);
+            runtimeRunsBuilder_ = 
+              com.google.protobuf.GeneratedMessage.alwaysUseFieldBuilders ?
+                 internalGetRuntimeRunsFieldBuilder() : null;
+          } else {
+            runtimeRunsBuilder_.addAllMessages(other.runtimeRuns_);
+          }
+        }
+      }
+      if (plansBuilder_ == null) {
+        if (!other.plans_.isEmpty()) {
+          if (plans_.isEmpty()) {
+            plans_ = other.plans_;
+            bitField0_ = (bitField0_ & ~0x00002000);
+          } else {
+            ensurePlansIsMutable();
+            plans_.addAll(other.plans_);
+          }
+          onChanged();
+        }
+      } else {
+        if (!other.plans_.isEmpty()) {
+          if (plansBuilder_.isEmpty()) {
+            plansBuilder_.dispose();
+            plansBuilder_ = null;
+            plans_ = other.plans_;
+            bitField0_ = (bitField0_ & ~0x00002000);
+            plansBuilder_ = 
+              com.google.protobuf.GeneratedMessage.alwaysUseFieldBuilders ?
+                 internalGetPlansFieldBuilder() : null;
+          } else {
+            plansBuilder_.addAllMessages(other.plans_);
+          }
+        }
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -1341,6 +1592,32 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000800;
               break;
             } // case 96
+            case 106: {
+              dev.kxm.v1.OpsRuntimeRuns m =
+                  input.readMessage(
+                      dev.kxm.v1.OpsRuntimeRuns.parser(),
+                      extensionRegistry);
+              if (runtimeRunsBuilder_ == null) {
+                ensureRuntimeRunsIsMutable();
+                runtimeRuns_.add(m);
+              } else {
+                runtimeRunsBuilder_.addMessage(m);
+              }
+              break;
+            } // case 106
+            case 114: {
+              dev.kxm.v1.OpsPlan m =
+                  input.readMessage(
+                      dev.kxm.v1.OpsPlan.parser(),
+                      extensionRegistry);
+              if (plansBuilder_ == null) {
+                ensurePlansIsMutable();
+                plans_.add(m);
+              } else {
+                plansBuilder_.addMessage(m);
+              }
+              break;
+            } // case 114
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -3353,6 +3630,636 @@ private static final long serialVersionUID = 0L;
       runTotal_ = 0;
       onChanged();
       return this;
+    }
+
+    private java.util.List<dev.kxm.v1.OpsRuntimeRuns> runtimeRuns_ =
+      java.util.Collections.emptyList();
+    private void ensureRuntimeRunsIsMutable() {
+      if (!((bitField0_ & 0x00001000) != 0)) {
+        runtimeRuns_ = new java.util.ArrayList<dev.kxm.v1.OpsRuntimeRuns>(runtimeRuns_);
+        bitField0_ |= 0x00001000;
+       }
+    }
+
+    private com.google.protobuf.RepeatedFieldBuilder<
+        dev.kxm.v1.OpsRuntimeRuns, dev.kxm.v1.OpsRuntimeRuns.Builder, dev.kxm.v1.OpsRuntimeRunsOrBuilder> runtimeRunsBuilder_;
+
+    /**
+     * <pre>
+     * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+     * registered, or no longer, in `runtimes`), by runtime id.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+     */
+    public java.util.List<dev.kxm.v1.OpsRuntimeRuns> getRuntimeRunsList() {
+      if (runtimeRunsBuilder_ == null) {
+        return java.util.Collections.unmodifiableList(runtimeRuns_);
+      } else {
+        return runtimeRunsBuilder_.getMessageList();
+      }
+    }
+    /**
+     * <pre>
+     * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+     * registered, or no longer, in `runtimes`), by runtime id.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+     */
+    public int getRuntimeRunsCount() {
+      if (runtimeRunsBuilder_ == null) {
+        return runtimeRuns_.size();
+      } else {
+        return runtimeRunsBuilder_.getCount();
+      }
+    }
+    /**
+     * <pre>
+     * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+     * registered, or no longer, in `runtimes`), by runtime id.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+     */
+    public dev.kxm.v1.OpsRuntimeRuns getRuntimeRuns(int index) {
+      if (runtimeRunsBuilder_ == null) {
+        return runtimeRuns_.get(index);
+      } else {
+        return runtimeRunsBuilder_.getMessage(index);
+      }
+    }
+    /**
+     * <pre>
+     * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+     * registered, or no longer, in `runtimes`), by runtime id.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+     */
+    public Builder setRuntimeRuns(
+        int index, dev.kxm.v1.OpsRuntimeRuns value) {
+      if (runtimeRunsBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        ensureRuntimeRunsIsMutable();
+        runtimeRuns_.set(index, value);
+        onChanged();
+      } else {
+        runtimeRunsBuilder_.setMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+     * registered, or no longer, in `runtimes`), by runtime id.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+     */
+    public Builder setRuntimeRuns(
+        int index, dev.kxm.v1.OpsRuntimeRuns.Builder builderForValue) {
+      if (runtimeRunsBuilder_ == null) {
+        ensureRuntimeRunsIsMutable();
+        runtimeRuns_.set(index, builderForValue.build());
+        onChanged();
+      } else {
+        runtimeRunsBuilder_.setMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+     * registered, or no longer, in `runtimes`), by runtime id.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+     */
+    public Builder addRuntimeRuns(dev.kxm.v1.OpsRuntimeRuns value) {
+      if (runtimeRunsBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        ensureRuntimeRunsIsMutable();
+        runtimeRuns_.add(value);
+        onChanged();
+      } else {
+        runtimeRunsBuilder_.addMessage(value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+     * registered, or no longer, in `runtimes`), by runtime id.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+     */
+    public Builder addRuntimeRuns(
+        int index, dev.kxm.v1.OpsRuntimeRuns value) {
+      if (runtimeRunsBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        ensureRuntimeRunsIsMutable();
+        runtimeRuns_.add(index, value);
+        onChanged();
+      } else {
+        runtimeRunsBuilder_.addMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+     * registered, or no longer, in `runtimes`), by runtime id.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+     */
+    public Builder addRuntimeRuns(
+        dev.kxm.v1.OpsRuntimeRuns.Builder builderForValue) {
+      if (runtimeRunsBuilder_ == null) {
+        ensureRuntimeRunsIsMutable();
+        runtimeRuns_.add(builderForValue.build());
+        onChanged();
+      } else {
+        runtimeRunsBuilder_.addMessage(builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+     * registered, or no longer, in `runtimes`), by runtime id.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+     */
+    public Builder addRuntimeRuns(
+        int index, dev.kxm.v1.OpsRuntimeRuns.Builder builderForValue) {
+      if (runtimeRunsBuilder_ == null) {
+        ensureRuntimeRunsIsMutable();
+        runtimeRuns_.add(index, builderForValue.build());
+        onChanged();
+      } else {
+        runtimeRunsBuilder_.addMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+     * registered, or no longer, in `runtimes`), by runtime id.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+     */
+    public Builder addAllRuntimeRuns(
+        java.lang.Iterable<? extends dev.kxm.v1.OpsRuntimeRuns> values) {
+      if (runtimeRunsBuilder_ == null) {
+        ensureRuntimeRunsIsMutable();
+        com.google.protobuf.AbstractMessageLite.Builder.addAll(
+            values, runtimeRuns_);
+        onChanged();
+      } else {
+        runtimeRunsBuilder_.addAllMessages(values);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+     * registered, or no longer, in `runtimes`), by runtime id.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+     */
+    public Builder clearRuntimeRuns() {
+      if (runtimeRunsBuilder_ == null) {
+        runtimeRuns_ = java.util.Collections.emptyList();
+        bitField0_ = (bitField0_ & ~0x00001000);
+        onChanged();
+      } else {
+        runtimeRunsBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+     * registered, or no longer, in `runtimes`), by runtime id.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+     */
+    public Builder removeRuntimeRuns(int index) {
+      if (runtimeRunsBuilder_ == null) {
+        ensureRuntimeRunsIsMutable();
+        runtimeRuns_.remove(index);
+        onChanged();
+      } else {
+        runtimeRunsBuilder_.remove(index);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+     * registered, or no longer, in `runtimes`), by runtime id.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+     */
+    public dev.kxm.v1.OpsRuntimeRuns.Builder getRuntimeRunsBuilder(
+        int index) {
+      return internalGetRuntimeRunsFieldBuilder().getBuilder(index);
+    }
+    /**
+     * <pre>
+     * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+     * registered, or no longer, in `runtimes`), by runtime id.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+     */
+    public dev.kxm.v1.OpsRuntimeRunsOrBuilder getRuntimeRunsOrBuilder(
+        int index) {
+      if (runtimeRunsBuilder_ == null) {
+        return runtimeRuns_.get(index);  } else {
+        return runtimeRunsBuilder_.getMessageOrBuilder(index);
+      }
+    }
+    /**
+     * <pre>
+     * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+     * registered, or no longer, in `runtimes`), by runtime id.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+     */
+    public java.util.List<? extends dev.kxm.v1.OpsRuntimeRunsOrBuilder> 
+         getRuntimeRunsOrBuilderList() {
+      if (runtimeRunsBuilder_ != null) {
+        return runtimeRunsBuilder_.getMessageOrBuilderList();
+      } else {
+        return java.util.Collections.unmodifiableList(runtimeRuns_);
+      }
+    }
+    /**
+     * <pre>
+     * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+     * registered, or no longer, in `runtimes`), by runtime id.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+     */
+    public dev.kxm.v1.OpsRuntimeRuns.Builder addRuntimeRunsBuilder() {
+      return internalGetRuntimeRunsFieldBuilder().addBuilder(
+          dev.kxm.v1.OpsRuntimeRuns.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+     * registered, or no longer, in `runtimes`), by runtime id.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+     */
+    public dev.kxm.v1.OpsRuntimeRuns.Builder addRuntimeRunsBuilder(
+        int index) {
+      return internalGetRuntimeRunsFieldBuilder().addBuilder(
+          index, dev.kxm.v1.OpsRuntimeRuns.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+     * registered, or no longer, in `runtimes`), by runtime id.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+     */
+    public java.util.List<dev.kxm.v1.OpsRuntimeRuns.Builder> 
+         getRuntimeRunsBuilderList() {
+      return internalGetRuntimeRunsFieldBuilder().getBuilderList();
+    }
+    private com.google.protobuf.RepeatedFieldBuilder<
+        dev.kxm.v1.OpsRuntimeRuns, dev.kxm.v1.OpsRuntimeRuns.Builder, dev.kxm.v1.OpsRuntimeRunsOrBuilder> 
+        internalGetRuntimeRunsFieldBuilder() {
+      if (runtimeRunsBuilder_ == null) {
+        runtimeRunsBuilder_ = new com.google.protobuf.RepeatedFieldBuilder<
+            dev.kxm.v1.OpsRuntimeRuns, dev.kxm.v1.OpsRuntimeRuns.Builder, dev.kxm.v1.OpsRuntimeRunsOrBuilder>(
+                runtimeRuns_,
+                ((bitField0_ & 0x00001000) != 0),
+                getParentForChildren(),
+                isClean());
+        runtimeRuns_ = null;
+      }
+      return runtimeRunsBuilder_;
+    }
+
+    private java.util.List<dev.kxm.v1.OpsPlan> plans_ =
+      java.util.Collections.emptyList();
+    private void ensurePlansIsMutable() {
+      if (!((bitField0_ & 0x00002000) != 0)) {
+        plans_ = new java.util.ArrayList<dev.kxm.v1.OpsPlan>(plans_);
+        bitField0_ |= 0x00002000;
+       }
+    }
+
+    private com.google.protobuf.RepeatedFieldBuilder<
+        dev.kxm.v1.OpsPlan, dev.kxm.v1.OpsPlan.Builder, dev.kxm.v1.OpsPlanOrBuilder> plansBuilder_;
+
+    /**
+     * <pre>
+     * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+     */
+    public java.util.List<dev.kxm.v1.OpsPlan> getPlansList() {
+      if (plansBuilder_ == null) {
+        return java.util.Collections.unmodifiableList(plans_);
+      } else {
+        return plansBuilder_.getMessageList();
+      }
+    }
+    /**
+     * <pre>
+     * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+     */
+    public int getPlansCount() {
+      if (plansBuilder_ == null) {
+        return plans_.size();
+      } else {
+        return plansBuilder_.getCount();
+      }
+    }
+    /**
+     * <pre>
+     * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+     */
+    public dev.kxm.v1.OpsPlan getPlans(int index) {
+      if (plansBuilder_ == null) {
+        return plans_.get(index);
+      } else {
+        return plansBuilder_.getMessage(index);
+      }
+    }
+    /**
+     * <pre>
+     * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+     */
+    public Builder setPlans(
+        int index, dev.kxm.v1.OpsPlan value) {
+      if (plansBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        ensurePlansIsMutable();
+        plans_.set(index, value);
+        onChanged();
+      } else {
+        plansBuilder_.setMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+     */
+    public Builder setPlans(
+        int index, dev.kxm.v1.OpsPlan.Builder builderForValue) {
+      if (plansBuilder_ == null) {
+        ensurePlansIsMutable();
+        plans_.set(index, builderForValue.build());
+        onChanged();
+      } else {
+        plansBuilder_.setMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+     */
+    public Builder addPlans(dev.kxm.v1.OpsPlan value) {
+      if (plansBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        ensurePlansIsMutable();
+        plans_.add(value);
+        onChanged();
+      } else {
+        plansBuilder_.addMessage(value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+     */
+    public Builder addPlans(
+        int index, dev.kxm.v1.OpsPlan value) {
+      if (plansBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        ensurePlansIsMutable();
+        plans_.add(index, value);
+        onChanged();
+      } else {
+        plansBuilder_.addMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+     */
+    public Builder addPlans(
+        dev.kxm.v1.OpsPlan.Builder builderForValue) {
+      if (plansBuilder_ == null) {
+        ensurePlansIsMutable();
+        plans_.add(builderForValue.build());
+        onChanged();
+      } else {
+        plansBuilder_.addMessage(builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+     */
+    public Builder addPlans(
+        int index, dev.kxm.v1.OpsPlan.Builder builderForValue) {
+      if (plansBuilder_ == null) {
+        ensurePlansIsMutable();
+        plans_.add(index, builderForValue.build());
+        onChanged();
+      } else {
+        plansBuilder_.addMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+     */
+    public Builder addAllPlans(
+        java.lang.Iterable<? extends dev.kxm.v1.OpsPlan> values) {
+      if (plansBuilder_ == null) {
+        ensurePlansIsMutable();
+        com.google.protobuf.AbstractMessageLite.Builder.addAll(
+            values, plans_);
+        onChanged();
+      } else {
+        plansBuilder_.addAllMessages(values);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+     */
+    public Builder clearPlans() {
+      if (plansBuilder_ == null) {
+        plans_ = java.util.Collections.emptyList();
+        bitField0_ = (bitField0_ & ~0x00002000);
+        onChanged();
+      } else {
+        plansBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+     */
+    public Builder removePlans(int index) {
+      if (plansBuilder_ == null) {
+        ensurePlansIsMutable();
+        plans_.remove(index);
+        onChanged();
+      } else {
+        plansBuilder_.remove(index);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+     */
+    public dev.kxm.v1.OpsPlan.Builder getPlansBuilder(
+        int index) {
+      return internalGetPlansFieldBuilder().getBuilder(index);
+    }
+    /**
+     * <pre>
+     * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+     */
+    public dev.kxm.v1.OpsPlanOrBuilder getPlansOrBuilder(
+        int index) {
+      if (plansBuilder_ == null) {
+        return plans_.get(index);  } else {
+        return plansBuilder_.getMessageOrBuilder(index);
+      }
+    }
+    /**
+     * <pre>
+     * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+     */
+    public java.util.List<? extends dev.kxm.v1.OpsPlanOrBuilder> 
+         getPlansOrBuilderList() {
+      if (plansBuilder_ != null) {
+        return plansBuilder_.getMessageOrBuilderList();
+      } else {
+        return java.util.Collections.unmodifiableList(plans_);
+      }
+    }
+    /**
+     * <pre>
+     * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+     */
+    public dev.kxm.v1.OpsPlan.Builder addPlansBuilder() {
+      return internalGetPlansFieldBuilder().addBuilder(
+          dev.kxm.v1.OpsPlan.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+     */
+    public dev.kxm.v1.OpsPlan.Builder addPlansBuilder(
+        int index) {
+      return internalGetPlansFieldBuilder().addBuilder(
+          index, dev.kxm.v1.OpsPlan.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+     */
+    public java.util.List<dev.kxm.v1.OpsPlan.Builder> 
+         getPlansBuilderList() {
+      return internalGetPlansFieldBuilder().getBuilderList();
+    }
+    private com.google.protobuf.RepeatedFieldBuilder<
+        dev.kxm.v1.OpsPlan, dev.kxm.v1.OpsPlan.Builder, dev.kxm.v1.OpsPlanOrBuilder> 
+        internalGetPlansFieldBuilder() {
+      if (plansBuilder_ == null) {
+        plansBuilder_ = new com.google.protobuf.RepeatedFieldBuilder<
+            dev.kxm.v1.OpsPlan, dev.kxm.v1.OpsPlan.Builder, dev.kxm.v1.OpsPlanOrBuilder>(
+                plans_,
+                ((bitField0_ & 0x00002000) != 0),
+                getParentForChildren(),
+                isClean());
+        plans_ = null;
+      }
+      return plansBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:kxm.v1.GetOpsSnapshotResponse)

@@ -326,4 +326,97 @@ public interface GetOpsSnapshotResponseOrBuilder extends
    * @return The runTotal.
    */
   int getRunTotal();
+
+  /**
+   * <pre>
+   * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+   * registered, or no longer, in `runtimes`), by runtime id.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+   */
+  java.util.List<dev.kxm.v1.OpsRuntimeRuns> 
+      getRuntimeRunsList();
+  /**
+   * <pre>
+   * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+   * registered, or no longer, in `runtimes`), by runtime id.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+   */
+  dev.kxm.v1.OpsRuntimeRuns getRuntimeRuns(int index);
+  /**
+   * <pre>
+   * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+   * registered, or no longer, in `runtimes`), by runtime id.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+   */
+  int getRuntimeRunsCount();
+  /**
+   * <pre>
+   * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+   * registered, or no longer, in `runtimes`), by runtime id.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+   */
+  java.util.List<? extends dev.kxm.v1.OpsRuntimeRunsOrBuilder> 
+      getRuntimeRunsOrBuilderList();
+  /**
+   * <pre>
+   * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
+   * registered, or no longer, in `runtimes`), by runtime id.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
+   */
+  dev.kxm.v1.OpsRuntimeRunsOrBuilder getRuntimeRunsOrBuilder(
+      int index);
+
+  /**
+   * <pre>
+   * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+   */
+  java.util.List<dev.kxm.v1.OpsPlan> 
+      getPlansList();
+  /**
+   * <pre>
+   * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+   */
+  dev.kxm.v1.OpsPlan getPlans(int index);
+  /**
+   * <pre>
+   * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+   */
+  int getPlansCount();
+  /**
+   * <pre>
+   * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+   */
+  java.util.List<? extends dev.kxm.v1.OpsPlanOrBuilder> 
+      getPlansOrBuilderList();
+  /**
+   * <pre>
+   * The newest plans the journal recorded across the project's runs, newest first; at most 16.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.OpsPlan plans = 14 [json_name = "plans"];</code>
+   */
+  dev.kxm.v1.OpsPlanOrBuilder getPlansOrBuilder(
+      int index);
 }

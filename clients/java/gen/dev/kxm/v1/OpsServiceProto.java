@@ -52,6 +52,21 @@ public final class OpsServiceProto extends com.google.protobuf.GeneratedFile {
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_kxm_v1_GetOpsSnapshotResponse_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_OpsPlan_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_OpsPlan_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_OpsRuntimeRuns_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_OpsRuntimeRuns_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_OpsSyncRun_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_OpsSyncRun_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_kxm_v1_OpsRun_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -67,51 +82,67 @@ public final class OpsServiceProto extends com.google.protobuf.GeneratedFile {
     java.lang.String[] descriptorData = {
       "\n\030kxm/v1/ops_service.proto\022\006kxm.v1\032\037goog" +
       "le/protobuf/timestamp.proto\032\024kxm/v1/opti" +
-      "ons.proto\032\022kxm/v1/types.proto\032\033kxm/v1/wo" +
-      "rkflow_types.proto\"X\n\017WatchOpsRequest\022\030\n" +
-      "\007project\030\001 \001(\tR\007project\022+\n\rafter_version" +
-      "\030\002 \001(\tB\006\362\340\030\002\010@R\014afterVersion\"h\n\020WatchOps" +
-      "Response\022:\n\010snapshot\030\001 \001(\0132\036.kxm.v1.GetO" +
-      "psSnapshotResponseR\010snapshot\022\030\n\007version\030" +
-      "\002 \001(\tR\007version\"1\n\025GetOpsSnapshotRequest\022" +
-      "\030\n\007project\030\001 \001(\tR\007project\"\343\002\n\nOpsMessage" +
-      "\022\016\n\002id\030\001 \001(\tR\002id\022*\n\005state\030\002 \001(\0162\024.kxm.v1" +
-      ".MessageStateR\005state\022&\n\017from_agent_name\030" +
-      "\003 \001(\tR\rfromAgentName\022\"\n\rto_agent_name\030\004 " +
-      "\001(\tR\013toAgentName\022,\n\010delivery\030\005 \001(\0162\020.kxm" +
-      ".v1.DeliveryR\010delivery\022;\n\013create_time\030\006 " +
-      "\001(\0132\032.google.protobuf.TimestampR\ncreateT" +
-      "ime\022;\n\013expire_time\030\007 \001(\0132\032.google.protob" +
-      "uf.TimestampR\nexpireTime\022%\n\016correlation_" +
-      "id\030\010 \001(\tR\rcorrelationId\"\375\003\n\026GetOpsSnapsh" +
-      "otResponse\022\030\n\007project\030\001 \001(\tR\007project\022?\n\r" +
-      "snapshot_time\030\002 \001(\0132\032.google.protobuf.Ti" +
-      "mestampR\014snapshotTime\022%\n\006agents\030\003 \003(\0132\r." +
-      "kxm.v1.AgentR\006agents\022\037\n\013agent_total\030\004 \001(" +
-      "\005R\nagentTotal\0227\n\ropen_messages\030\005 \003(\0132\022.k" +
-      "xm.v1.OpsMessageR\014openMessages\022,\n\022open_m" +
-      "essage_total\030\006 \001(\005R\020openMessageTotal\022%\n\006" +
-      "leases\030\007 \003(\0132\r.kxm.v1.LeaseR\006leases\022\037\n\013l" +
-      "ease_total\030\010 \001(\005R\nleaseTotal\022+\n\010runtimes" +
-      "\030\t \003(\0132\017.kxm.v1.RuntimeR\010runtimes\022#\n\rrun" +
-      "time_total\030\n \001(\005R\014runtimeTotal\022\"\n\004runs\030\013" +
-      " \003(\0132\016.kxm.v1.OpsRunR\004runs\022\033\n\trun_total\030" +
-      "\014 \001(\005R\010runTotal\"\224\002\n\006OpsRun\022\016\n\002id\030\001 \001(\tR\002" +
-      "id\022#\n\rdefinition_id\030\002 \001(\tR\014definitionId\022" +
-      "1\n\006status\030\003 \001(\0162\031.kxm.v1.WorkflowRunStat" +
-      "usR\006status\022(\n\020current_stage_id\030\004 \001(\tR\016cu" +
-      "rrentStageId\022;\n\013create_time\030\005 \001(\0132\032.goog" +
-      "le.protobuf.TimestampR\ncreateTime\022;\n\013upd" +
-      "ate_time\030\006 \001(\0132\032.google.protobuf.Timesta" +
-      "mpR\nupdateTime2\272\001\n\nOpsService\022]\n\016GetOpsS" +
-      "napshot\022\035.kxm.v1.GetOpsSnapshotRequest\032\036" +
-      ".kxm.v1.GetOpsSnapshotResponse\"\014\352\340\030\010\010\002\020\001" +
-      "\030\001(\004\022M\n\010WatchOps\022\027.kxm.v1.WatchOpsReques" +
-      "t\032\030.kxm.v1.WatchOpsResponse\"\014\352\340\030\010\010\002\020\001\030\001(" +
-      "\0020\001B\177\n\ndev.kxm.v1B\017OpsServiceProtoP\001Z\'kx" +
-      "m.dev/hub/clients/go/gen/kxm/v1;kxmv1\242\002\003" +
-      "KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetada" +
-      "ta\352\002\007Kxm::V1b\006proto3"
+      "ons.proto\032\022kxm/v1/types.proto\032\035kxm/v1/wo" +
+      "rkflow_journal.proto\032\033kxm/v1/workflow_ty" +
+      "pes.proto\"X\n\017WatchOpsRequest\022\030\n\007project\030" +
+      "\001 \001(\tR\007project\022+\n\rafter_version\030\002 \001(\tB\006\362" +
+      "\340\030\002\010@R\014afterVersion\"h\n\020WatchOpsResponse\022" +
+      ":\n\010snapshot\030\001 \001(\0132\036.kxm.v1.GetOpsSnapsho" +
+      "tResponseR\010snapshot\022\030\n\007version\030\002 \001(\tR\007ve" +
+      "rsion\"1\n\025GetOpsSnapshotRequest\022\030\n\007projec" +
+      "t\030\001 \001(\tR\007project\"\343\002\n\nOpsMessage\022\016\n\002id\030\001 " +
+      "\001(\tR\002id\022*\n\005state\030\002 \001(\0162\024.kxm.v1.MessageS" +
+      "tateR\005state\022&\n\017from_agent_name\030\003 \001(\tR\rfr" +
+      "omAgentName\022\"\n\rto_agent_name\030\004 \001(\tR\013toAg" +
+      "entName\022,\n\010delivery\030\005 \001(\0162\020.kxm.v1.Deliv" +
+      "eryR\010delivery\022;\n\013create_time\030\006 \001(\0132\032.goo" +
+      "gle.protobuf.TimestampR\ncreateTime\022;\n\013ex" +
+      "pire_time\030\007 \001(\0132\032.google.protobuf.Timest" +
+      "ampR\nexpireTime\022%\n\016correlation_id\030\010 \001(\tR" +
+      "\rcorrelationId\"\337\004\n\026GetOpsSnapshotRespons" +
+      "e\022\030\n\007project\030\001 \001(\tR\007project\022?\n\rsnapshot_" +
+      "time\030\002 \001(\0132\032.google.protobuf.TimestampR\014" +
+      "snapshotTime\022%\n\006agents\030\003 \003(\0132\r.kxm.v1.Ag" +
+      "entR\006agents\022\037\n\013agent_total\030\004 \001(\005R\nagentT" +
+      "otal\0227\n\ropen_messages\030\005 \003(\0132\022.kxm.v1.Ops" +
+      "MessageR\014openMessages\022,\n\022open_message_to" +
+      "tal\030\006 \001(\005R\020openMessageTotal\022%\n\006leases\030\007 " +
+      "\003(\0132\r.kxm.v1.LeaseR\006leases\022\037\n\013lease_tota" +
+      "l\030\010 \001(\005R\nleaseTotal\022+\n\010runtimes\030\t \003(\0132\017." +
+      "kxm.v1.RuntimeR\010runtimes\022#\n\rruntime_tota" +
+      "l\030\n \001(\005R\014runtimeTotal\022\"\n\004runs\030\013 \003(\0132\016.kx" +
+      "m.v1.OpsRunR\004runs\022\033\n\trun_total\030\014 \001(\005R\010ru" +
+      "nTotal\0229\n\014runtime_runs\030\r \003(\0132\026.kxm.v1.Op" +
+      "sRuntimeRunsR\013runtimeRuns\022%\n\005plans\030\016 \003(\013" +
+      "2\017.kxm.v1.OpsPlanR\005plans\"\327\001\n\007OpsPlan\022\016\n\002" +
+      "id\030\001 \001(\tR\002id\022\025\n\006run_id\030\002 \001(\tR\005runId\022\030\n\007s" +
+      "ummary\030\003 \001(\tR\007summary\022;\n\013create_time\030\004 \001" +
+      "(\0132\032.google.protobuf.TimestampR\ncreateTi" +
+      "me\022\031\n\010stage_id\030\005 \001(\tR\007stageId\0223\n\010severit" +
+      "y\030\006 \001(\0162\027.kxm.v1.JournalSeverityR\010severi" +
+      "ty\"t\n\016OpsRuntimeRuns\022\035\n\nruntime_id\030\001 \001(\t" +
+      "R\truntimeId\022&\n\004runs\030\002 \003(\0132\022.kxm.v1.OpsSy" +
+      "ncRunR\004runs\022\033\n\trun_total\030\003 \001(\005R\010runTotal" +
+      "\"\240\001\n\nOpsSyncRun\022\035\n\nproject_id\030\001 \001(\tR\tpro" +
+      "jectId\022\025\n\006run_id\030\002 \001(\tR\005runId\022\026\n\006cursor\030" +
+      "\003 \001(\003R\006cursor\022#\n\rlast_sequence\030\004 \001(\003R\014la" +
+      "stSequence\022\037\n\013pending_gap\030\005 \001(\010R\npending" +
+      "Gap\"\224\002\n\006OpsRun\022\016\n\002id\030\001 \001(\tR\002id\022#\n\rdefini" +
+      "tion_id\030\002 \001(\tR\014definitionId\0221\n\006status\030\003 " +
+      "\001(\0162\031.kxm.v1.WorkflowRunStatusR\006status\022(" +
+      "\n\020current_stage_id\030\004 \001(\tR\016currentStageId" +
+      "\022;\n\013create_time\030\005 \001(\0132\032.google.protobuf." +
+      "TimestampR\ncreateTime\022;\n\013update_time\030\006 \001" +
+      "(\0132\032.google.protobuf.TimestampR\nupdateTi" +
+      "me2\272\001\n\nOpsService\022]\n\016GetOpsSnapshot\022\035.kx" +
+      "m.v1.GetOpsSnapshotRequest\032\036.kxm.v1.GetO" +
+      "psSnapshotResponse\"\014\352\340\030\010\010\002\020\001\030\001(\004\022M\n\010Watc" +
+      "hOps\022\027.kxm.v1.WatchOpsRequest\032\030.kxm.v1.W" +
+      "atchOpsResponse\"\014\352\340\030\010\010\002\020\001\030\001(\0020\001B\177\n\ndev.k" +
+      "xm.v1B\017OpsServiceProtoP\001Z\'kxm.dev/hub/cl" +
+      "ients/go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1" +
+      "\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1" +
+      "b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -119,6 +150,7 @@ public final class OpsServiceProto extends com.google.protobuf.GeneratedFile {
           com.google.protobuf.TimestampProto.getDescriptor(),
           dev.kxm.v1.OptionsProto.getDescriptor(),
           dev.kxm.v1.TypesProto.getDescriptor(),
+          dev.kxm.v1.WorkflowJournalProto.getDescriptor(),
           dev.kxm.v1.WorkflowTypesProto.getDescriptor(),
         });
     internal_static_kxm_v1_WatchOpsRequest_descriptor =
@@ -150,9 +182,27 @@ public final class OpsServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_kxm_v1_GetOpsSnapshotResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_GetOpsSnapshotResponse_descriptor,
-        new java.lang.String[] { "Project", "SnapshotTime", "Agents", "AgentTotal", "OpenMessages", "OpenMessageTotal", "Leases", "LeaseTotal", "Runtimes", "RuntimeTotal", "Runs", "RunTotal", });
-    internal_static_kxm_v1_OpsRun_descriptor =
+        new java.lang.String[] { "Project", "SnapshotTime", "Agents", "AgentTotal", "OpenMessages", "OpenMessageTotal", "Leases", "LeaseTotal", "Runtimes", "RuntimeTotal", "Runs", "RunTotal", "RuntimeRuns", "Plans", });
+    internal_static_kxm_v1_OpsPlan_descriptor =
       getDescriptor().getMessageType(5);
+    internal_static_kxm_v1_OpsPlan_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_OpsPlan_descriptor,
+        new java.lang.String[] { "Id", "RunId", "Summary", "CreateTime", "StageId", "Severity", });
+    internal_static_kxm_v1_OpsRuntimeRuns_descriptor =
+      getDescriptor().getMessageType(6);
+    internal_static_kxm_v1_OpsRuntimeRuns_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_OpsRuntimeRuns_descriptor,
+        new java.lang.String[] { "RuntimeId", "Runs", "RunTotal", });
+    internal_static_kxm_v1_OpsSyncRun_descriptor =
+      getDescriptor().getMessageType(7);
+    internal_static_kxm_v1_OpsSyncRun_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_OpsSyncRun_descriptor,
+        new java.lang.String[] { "ProjectId", "RunId", "Cursor", "LastSequence", "PendingGap", });
+    internal_static_kxm_v1_OpsRun_descriptor =
+      getDescriptor().getMessageType(8);
     internal_static_kxm_v1_OpsRun_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_OpsRun_descriptor,
@@ -161,6 +211,7 @@ public final class OpsServiceProto extends com.google.protobuf.GeneratedFile {
     com.google.protobuf.TimestampProto.getDescriptor();
     dev.kxm.v1.OptionsProto.getDescriptor();
     dev.kxm.v1.TypesProto.getDescriptor();
+    dev.kxm.v1.WorkflowJournalProto.getDescriptor();
     dev.kxm.v1.WorkflowTypesProto.getDescriptor();
     com.google.protobuf.ExtensionRegistry registry =
         com.google.protobuf.ExtensionRegistry.newInstance();
