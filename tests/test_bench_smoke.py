@@ -111,6 +111,28 @@ def test_per_call_costs_are_measured() -> None:
     assert all(values and _number(float(values[0])) for values in figures.values()), completed.stdout
 
 
+SHORT = ("--seconds", "0.5", "--reps", "1")
+
+
+@pytest.mark.timeout(120)
+def test_the_ops_watch_benchmark_measures_latency_and_cpu() -> None:
+    """``python -m bench.ops_watch`` prints the watch's latency percentiles and a CPU ratio per rep."""
+    completed = subprocess.run(
+        [sys.executable, "-m", "bench.ops_watch", *("--events", "5", "--agents", "4", "--watchers", "2"), *SHORT],
+        cwd=REPO,
+        env={**os.environ, "GRPC_VERBOSITY": "ERROR"},
+        capture_output=True,
+        text=True,
+        timeout=110,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    lines = completed.stdout.splitlines()
+    assert lines[0].startswith("event to watch, 5 events: p50 ") and " ms, p99 " in lines[0], completed.stdout
+    ratio = lines[-1].rsplit(": ", 1)[1].removesuffix(" x")
+    assert lines[-1].startswith("hub CPU with 2 watches and 4 agents: ") and _number(float(ratio)), completed.stdout
+
+
 @pytest.mark.postgres
 @pytest.mark.timeout(360)
 def test_replicas_quick_run_measures_every_setup(tmp_path: Path, postgres_server: PostgresServer) -> None:

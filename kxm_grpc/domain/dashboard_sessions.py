@@ -13,6 +13,10 @@ replica holding the keys verifies it and none stores it. The claims hold no cred
   submit: another site can make the browser send the cookie, never read or send this value);
 - issue and expiry times on the hub's clock.
 
+Signing out records the time in the hub's settings (``signed_out_key``): every session of that
+operator issued up to then ends (every browser the operator signed in with), on every replica, at
+its next call and, for an open watch, at once.
+
 The value is ``kxmds1.<key id>.<payload>.<mac>``: ``payload`` is the base64url (no padding) of
 the claims' canonical JSON and ``mac`` the base64url of HMAC-SHA256 under the key ``key id`` of
 ``SCHEMA || NUL || payload``. ``verify`` checks the shape, the key, the MAC (in constant time,
@@ -58,6 +62,17 @@ class DashboardSession:
     def is_admin(self) -> bool:
         """Whether the admin token began it."""
         return self.operator == BOOTSTRAP_OPERATOR and bool(self.admin_key)
+
+
+def signed_out_key(operator: str) -> str:
+    """The hub setting (``meta``) holding when ``operator`` last signed out of the dashboard: every
+    session of the operator issued up to then has ended."""
+    return f"dashboard.signed_out.{operator}"
+
+
+def ended_by_sign_out(session: DashboardSession, signed_out: str | None) -> bool:
+    """Whether a sign-out at ``signed_out`` (the setting's value; None: never) ended the session."""
+    return signed_out is not None and session.issue_time <= int(signed_out)
 
 
 def admin_key(admin_token_hash: str) -> str:

@@ -284,7 +284,9 @@ class Gate:
                         self._cache.renewed(credentials, dataclasses.replace(authenticated, agent=agent))
         if notifier.version(CREDENTIALS_TOPIC) != verified_at:
             verified_at = -1  # a credential changed meanwhile: long-lived calls check again themselves
-        context = CallContext(caller, agent, call.request_id, verified_at, credentials.agent_key, attempt)
+        context = CallContext(
+            caller, agent, call.request_id, verified_at, credentials.agent_key, attempt, credentials.dashboard
+        )
         set_current_call(context)
         return context
 

@@ -318,6 +318,14 @@ class HubServer:
             return None
         return f"{self.settings.http_host}:{self.http_port}"
 
+    @property
+    def dashboard_url(self) -> str | None:
+        """Where the operator dashboard is served (docs/dashboard.md), or None when the HTTP API is off."""
+        address = self.http_address
+        if address is None or self._http is None:
+            return None
+        return f"{'https' if self._http.tls else 'http'}://{address}/dashboard/"
+
     async def _start_http(self, handlers: dict[str, grpc.RpcMethodHandler[Any, Any]]) -> None:
         """Serve the RPCs over HTTP on the private listener (``server/http_api.py``), over TLS with the
         hub's certificate when it has one (required beyond loopback: ``Settings.validate``)."""
@@ -554,6 +562,7 @@ class HubServer:
             health_address=self.health_address,
             http_address=self.http_address,
             http_tls=self._http.tls if self._http else None,
+            dashboard_url=self.dashboard_url,
             agents_marked_offline=started.agents_marked_offline,
             lease_downtime_seconds=round(started.lease_downtime / 1_000_000, 3),
             first_replica=started.first if self.store.shared else None,

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from kxm_grpc.domain.agents import Agent
 from kxm_grpc.domain.caller import Caller
+from kxm_grpc.domain.dashboard_sessions import DashboardSession
 from kxm_grpc.domain.tokens import AttemptClaims
 
 
@@ -35,6 +36,9 @@ class CallContext:
     """The claims of the attempt token the call presented, verified by admission (None: none, or
     an RPC without a tool name, whose tokens are not read). Services check a run's scope against
     it; admission already checks the run a request names (``Gate.check_scope``)."""
+    dashboard: DashboardSession | None = None
+    """The dashboard session the call was admitted by, instead of a bearer token (None: none); a
+    long-lived call checks it again when credentials change (``services.ops.check_watcher``)."""
 
 
 _current: ContextVar[CallContext] = ContextVar("kxm_call")

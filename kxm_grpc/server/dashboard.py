@@ -46,6 +46,7 @@ from kxm_grpc.server.connect import HTTP_STATUS, connect_error
 from kxm_grpc.server.context import CallContext
 from kxm_grpc.server.http_calls import HttpCallContext, Route, answer, call_unary, json_bytes
 from kxm_grpc.services import dashboard
+from kxm_grpc.services.auth import Access, Credentials, authenticate
 
 if TYPE_CHECKING:
     from kxm_grpc.server.state import HubState
@@ -115,11 +116,6 @@ class Dashboard:
         self._tls = tls
         self._assets = _load_assets()
 
-    @property
-    def page_bytes(self) -> int:
-        """What the page weighs as served gzipped (its HTML, code and style)."""
-        return sum(len(asset.gzipped) for asset in self._assets.values())
-
     # -- the session of an RPC call ------------------------------------------------------------
 
     def session_of(self, headers: Mapping[str, str]) -> DashboardSession | None:
@@ -140,6 +136,10 @@ class Dashboard:
                 f"a dashboard call must send its session's {CSRF_HEADER} header", reason=Reason.CSRF_REJECTED
             )
         return session
+
+    def seconds_left(self, session: DashboardSession) -> float:
+        """How long ``session`` has yet on the hub's clock."""
+        return max(0.0, (session.expire_time - self._hub.now()) / MICROS)
 
     def _same_origin(self, headers: Mapping[str, str]) -> None:
         """Refuse a request the browser says comes from another site or origin.
@@ -203,7 +203,7 @@ class Dashboard:
                 await answer(writer, 200, "application/json", _session_json(session), keep, [cookie, *_NO_STORE])
                 return keep
             if head.method == "GET":
-                session = self._cookie_session(head.headers)
+                session = await self._cookie_session(head.headers)
                 await answer(writer, 200, "application/json", _session_json(session), keep, list(_NO_STORE))
                 return keep
             if head.method == "DELETE":
@@ -220,18 +220,22 @@ class Dashboard:
             await answer(writer, status, "application/json", json_bytes(connect_error(error)), keep, list(_NO_STORE))
             return keep
 
-    def _cookie_session(self, headers: Mapping[str, str]) -> DashboardSession:
-        """The session of a page asking who it is signed in as (no CSRF value yet: it reads it here).
+    async def _cookie_session(self, headers: Mapping[str, str]) -> DashboardSession:
+        """The session of a page asking who it is signed in as (no CSRF value yet: it reads it here),
+        if its operator may still act (as every call of the session checks).
 
         Raises:
-            Unauthenticated: no cookie, or not a valid session.
+            Unauthenticated: no cookie, not a valid session, signed out, or its operator revoked.
             PermissionDenied: (CSRF_REJECTED) from another origin.
         """
         self._same_origin(headers)
         value = _cookie_value(headers)
         if value is None:
             raise Unauthenticated("not signed in", reason=Reason.CREDENTIAL_MISSING)
-        return dashboard_sessions.verify(value, self._hub.token_keys, now=self._hub.now())
+        hub = self._hub
+        session = dashboard_sessions.verify(value, hub.token_keys, now=hub.now())
+        await authenticate(hub.store, hub.admin_token_hash, Credentials(dashboard=session), Access.OPERATOR)
+        return session
 
     async def _sign_in(
         self, head: http1.Head, body: bytes, writer: asyncio.StreamWriter
@@ -243,7 +247,8 @@ class Dashboard:
             Unauthenticated, PermissionDenied, ResourceExhausted: as admission refuses the token.
             PermissionDenied: (CREDENTIAL_KIND_DENIED) it is not an operator's.
         """
-        if "application/json" not in head.headers.get("content-type", ""):
+        # The media type exactly: a "simple" type a cross-site form may send (text/plain; ...) never passes.
+        if head.headers.get("content-type", "").split(";", 1)[0].strip().lower() != "application/json":
             raise InvalidArgument('sign in with a JSON body {"token": ...}', reason=Reason.PROTOCOL_ERROR)
         try:
             token = json.loads(body).get("token")

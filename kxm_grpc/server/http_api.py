@@ -122,6 +122,10 @@ class SessionCheck(Protocol_):
         """
         ...
 
+    def seconds_left(self, session: DashboardSession) -> float:
+        """How long the session has yet on the hub's clock (a call it admits ends by then)."""
+        ...
+
 
 class HttpApiServer:
     """Serves the API routes until stopped (see the module docstring)."""
@@ -320,15 +324,20 @@ class HttpApiServer:
             )
             return keep
         call = IncomingCall(route.gate.method, head.headers.items(), peer_host)
+        deadline = timeout_seconds(head.headers)
         if self._sessions is not None and call.credentials.bearer is None:
             try:
                 session = self._sessions.session_of(head.headers)
             except HubError as refused:
+                # Never the cookie or the CSRF value: the route and why.
+                log.info("dashboard_call_refused", rpc=route.gate.method, reason=refused.reason, peer=peer_host)
                 await self._refuse(protocol, refused, writer, keep, cors)
                 return keep
             if session is not None:
                 call.credentials = dataclasses.replace(call.credentials, dashboard=session)
-        deadline = timeout_seconds(head.headers)
+                # A session's calls end with it: an open watch does not outlive the session's expiry.
+                left = self._sessions.seconds_left(session)
+                deadline = left if deadline is None else min(deadline, left)
         context = HttpCallContext(None if deadline is None else time.monotonic() + deadline, writer.transport)
         decode = decoder(protocol, route, body, head.headers)
         if route.streaming:

@@ -35,9 +35,9 @@ from typing import TYPE_CHECKING
 import structlog
 from google.protobuf.message import Message
 
-from kxm_grpc.domain.caller import Caller
 from kxm_grpc.domain.clock import MICROS
 from kxm_grpc.errors import HubError, Internal, Reason, ResourceExhausted
+from kxm_grpc.server.context import CallContext
 from kxm_grpc.services import ops
 from kxm_grpc.services.auth import CREDENTIALS_TOPIC
 from kxm_grpc.services.messages import shutting_down
@@ -77,7 +77,6 @@ def version_of(message: Message) -> str:
 
 @dataclass(eq=False)
 class _Watcher:
-    caller: Caller
     woken: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -129,7 +128,7 @@ class Feed:
             raise
         except Exception:
             log.exception("ops_feed_failed", project=self.project)
-            self.fail(Internal("the ops watch failed; watch again"))
+            self.fail(Internal("the ops watch failed; watch again", reason=Reason.INTERNAL_ERROR))
 
 
 class OpsFeeds:
@@ -158,21 +157,31 @@ class OpsFeeds:
             feed.wake()  # each stream checks its operator again before going on
 
     async def _stop_all(self) -> None:
+        """At shutdown: end every watch (SHUTTING_DOWN) and stop listening to credential changes."""
         await self._hub.shutting_down.wait()
         for feed in list(self._feeds.values()):
             feed.fail(shutting_down())
+        if self._unwatch_credentials is not None:
+            self._unwatch_credentials()
 
     async def watch(
-        self, caller: Caller, project: str, after_version: str, render: Render
+        self,
+        call: CallContext,
+        project: str,
+        after_version: str,
+        render: Render,
     ) -> AsyncGenerator[View, None]:
         """The views of ``project`` for one stream: the current one (unless it is ``after_version``),
         then each that differs from the last one sent, until the caller stops iterating. ``render``
         converts a snapshot (a new feed keeps the first stream's: every stream passes the same).
+        ``call`` is the admitted call: its caller and session are checked again at every
+        credentials change after the one admission verified them at.
 
         Raises:
             ResourceExhausted: (STREAM_LIMIT_REACHED) this process has ``max_watches`` streams open.
             Unavailable: (SHUTTING_DOWN) the hub is stopping.
-            Unauthenticated: (INVALID_AUTH) the named operator was revoked.
+            Unauthenticated: (INVALID_AUTH) the named operator was revoked, or the dashboard session
+                signed out.
             NotFound: (PROJECT_NOT_FOUND) the project does not exist (or no longer does).
         """
         hub = self._hub
@@ -190,10 +199,11 @@ class OpsFeeds:
         feed = self._feeds.get(project)
         if feed is None or feed.error is not None:
             feed = self._feeds[project] = Feed(hub, project, render)
-        watcher = _Watcher(caller)
+        watcher = _Watcher()
         feed.watchers.add(watcher)
         self._watches += 1
-        credentials = hub.store.notifier.version(CREDENTIALS_TOPIC)
+        # -1 (a credential changed while the call was admitted) checks before the first view.
+        credentials = call.credentials_notice_version
         sent = after_version
         try:
             while True:
@@ -201,7 +211,7 @@ class OpsFeeds:
                     raise feed.error
                 if hub.store.notifier.version(CREDENTIALS_TOPIC) != credentials:
                     credentials = hub.store.notifier.version(CREDENTIALS_TOPIC)
-                    await ops.check_operator(hub.store, caller)
+                    await ops.check_watcher(hub.store, call.caller, call.dashboard)
                 view = feed.latest
                 if view is not None and view.version != sent:
                     sent = view.version

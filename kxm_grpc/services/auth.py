@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from kxm_grpc.domain import dashboard_sessions
 from kxm_grpc.domain.agents import Agent
 from kxm_grpc.domain.caller import Caller, CredentialKind
 from kxm_grpc.domain.dashboard_sessions import DashboardSession, admin_key
@@ -388,10 +389,16 @@ def _dashboard_caller(
     the one the session began with, a named operator while not revoked.
 
     Raises:
-        Unauthenticated: (INVALID_AUTH) the admin token changed or the operator was revoked.
+        Unauthenticated: (INVALID_AUTH) the session was signed out, the admin token changed or the
+            operator was revoked; (INVALID_AGENT_IDENTITY) an agent identity came with it.
         PermissionDenied: ``access`` does not admit an operator.
         NotFound: (PROJECT_NOT_FOUND) the project the call names does not exist.
     """
+    if credentials.agent_id is not None:
+        # An agent identity always travels with its project's token, never an operator's session.
+        raise _invalid_agent()
+    if dashboard_sessions.ended_by_sign_out(session, tx.meta.get(dashboard_sessions.signed_out_key(session.operator))):
+        raise Unauthenticated("this dashboard session was signed out: sign in again", reason=Reason.INVALID_AUTH)
     if session.is_admin:
         if admin_token_hash is None or not hmac.compare_digest(session.admin_key, admin_key(admin_token_hash)):
             raise Unauthenticated(

@@ -20,7 +20,8 @@ from kxm_grpc.domain.dashboard_sessions import DashboardSession
 from kxm_grpc.domain.keyring import Keyring
 from kxm_grpc.errors import PermissionDenied, Reason
 from kxm_grpc.services import audit
-from kxm_grpc.store import Store
+from kxm_grpc.services.auth import credentials_changed
+from kxm_grpc.store import Store, Tx
 
 log = structlog.get_logger("kxm.dashboard")
 
@@ -60,8 +61,16 @@ def session_caller(session: DashboardSession) -> Caller:
 
 
 async def sign_out(store: Store, session: DashboardSession, *, now: int) -> None:
-    """End a session (the browser forgets its cookie; the signed value itself lapses at its expiry); audited."""
+    """End every dashboard session of the session's operator begun up to ``now`` (on every replica:
+    the time is a hub setting, and a credentials change, so caches and open watches check again);
+    audited."""
     caller = session_caller(session)
     target = operator_target(session.operator)
-    await store.write(lambda tx: audit.record(tx, caller, "SignOutDashboard", target, now=now))
+
+    def work(tx: Tx) -> None:
+        tx.meta.put(dashboard_sessions.signed_out_key(session.operator), str(now))
+        credentials_changed(tx)
+        audit.record(tx, caller, "SignOutDashboard", target, now=now)
+
+    await store.write(work)
     log.info("dashboard_signed_out", operator=session.operator)

@@ -11,8 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from kxm_grpc.domain import dashboard_sessions
 from kxm_grpc.domain.agents import Agent
 from kxm_grpc.domain.caller import Caller, CredentialKind
+from kxm_grpc.domain.dashboard_sessions import DashboardSession
 from kxm_grpc.domain.leases import Lease
 from kxm_grpc.domain.messages import Message
 from kxm_grpc.domain.runtimes import Runtime
@@ -28,9 +30,9 @@ MAX_LEASES = 100
 MAX_RUNTIMES = 100
 MAX_RUNS = 8
 MAX_SYNC_RUNS = 16
+"""Sync runs shown per home runtime (the spec's home-runtime view; at most ``MAX_RUNTIMES`` homes)."""
 MAX_PLANS = 16
 PLAN_SUMMARY_CHARS = 120
-"""Sync runs shown per runtime (the spec's home-runtime view)."""
 MAX_VERSION_LENGTH = 64
 
 T = TypeVar("T")
@@ -52,7 +54,7 @@ class OpsRun:
     definition_id: str
     status: str
     """Its status's value (``running``, ``waiting``, ``queued``, ``blocked``, ``completed``, ...)."""
-    current_stage: str
+    current_stage_id: str
     """The stage a stage run is on (empty for a step run, and once a run ended)."""
     create_time: int
     update_time: int
@@ -174,14 +176,13 @@ def _plans(tx: Tx, project: str) -> list[OpsPlan]:
 
 
 def _sync_runs(tx: Tx, project: str) -> dict[str, Capped[SyncRun]]:
-    """The project's sync runs by home runtime, ``MAX_SYNC_RUNS`` of each, counted."""
+    """The project's sync runs by home runtime (the first ``MAX_RUNTIMES`` homes by id), ``MAX_SYNC_RUNS``
+    of each, counted."""
     shown: dict[str, list[SyncRun]] = {}
     for run in tx.sync_events.runs_by_home(project, MAX_SYNC_RUNS):
         shown.setdefault(run.home_runtime_id, []).append(run)
-    return {
-        runtime: Capped(shown.get(runtime, []), total)
-        for runtime, total in tx.sync_events.count_by_home(project).items()
-    }
+    homes = sorted(tx.sync_events.count_by_home(project).items())[:MAX_RUNTIMES]
+    return {runtime: Capped(shown.get(runtime, []), total) for runtime, total in homes}
 
 
 def _newest_runs(tx: Tx, project: str) -> list[OpsRun]:
@@ -215,15 +216,29 @@ def next_lapse(seen: OpsSnapshot, stale_after: int) -> int | None:
     return min(later) if later else None
 
 
-async def check_operator(store: Store, caller: Caller) -> None:
-    """Check that a named operator's long-lived call may go on (the admin token cannot be revoked).
+async def check_watcher(store: Store, caller: Caller, session: DashboardSession | None) -> None:
+    """Check that an operator's long-lived call may go on: a named operator not revoked, and a
+    dashboard session not signed out (the admin token itself cannot change while a hub runs).
 
     Raises:
-        Unauthenticated: (INVALID_AUTH) the operator was revoked since the call was admitted.
+        Unauthenticated: (INVALID_AUTH) the operator was revoked, or the session signed out, since
+            the call was admitted.
     """
-    name = caller.operator_name
-    if caller.kind is not CredentialKind.OPERATOR or name is None:
+    name = caller.operator_name if caller.kind is CredentialKind.OPERATOR else None
+
+    def read(tx: Tx) -> str | None:
+        if name is not None:
+            operator = tx.operators.get(name)
+            if operator is None or not operator.active:
+                return "the operator was revoked"
+        if session is not None and dashboard_sessions.ended_by_sign_out(
+            session, tx.meta.get(dashboard_sessions.signed_out_key(session.operator))
+        ):
+            return "the dashboard session was signed out"
+        return None
+
+    if name is None and session is None:
         return
-    operator = await store.read(lambda tx: tx.operators.get(name))
-    if operator is None or not operator.active:
-        raise Unauthenticated("the operator was revoked", reason=Reason.INVALID_AUTH)
+    ended = await store.read(read)
+    if ended is not None:
+        raise Unauthenticated(ended, reason=Reason.INVALID_AUTH)

@@ -33,10 +33,10 @@ log = structlog.get_logger("kxm.notify")
 
 
 def project_topic(project: str) -> str:
-    """The topic of a project's operational state: its agents, messages, leases, runtimes and
-    workflow runs. Each store table notifies it on every write that changes one of them (not on
-    purges of what already ended), so a watcher of the project's state (the ops watch) never
-    misses a change, whichever service made it."""
+    """The topic of a project's operational state: its agents, messages, leases, runtimes, sync
+    runs, workflow runs and journal. The store tables notify it on every write that changes what
+    the ops snapshot shows (a purge of ended messages, which it never shows, does not), so a
+    watcher of the project's state (the ops watch) misses no change, whichever service made it."""
     return f"project:{project}"
 
 

@@ -4,6 +4,7 @@ from this origin, revocation and expiry, sign-out, and nothing of it on the webh
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
 from dataclasses import replace
@@ -48,6 +49,13 @@ async def sign_in(http: Connection, token: str = ADMIN_TOKEN) -> tuple[Answer, s
     assert answer.status == 200, answer.body
     cookie = answer.headers["set-cookie"].split(";", 1)[0]
     return answer, cookie, json.loads(answer.body)["csrfToken"]
+
+
+async def open_watch(http: Connection, headers: list[tuple[str, str]]) -> None:
+    """Send WatchOps of project alpha over the Connect streaming protocol (the page's way)."""
+    await http.send(
+        "POST", WATCH, framed(_json({"project": "alpha"})), content_type="application/connect+json", headers=headers
+    )
 
 
 async def test_the_page_is_served_with_a_strict_policy_compressed_and_revalidated(hub: Hub) -> None:
@@ -110,6 +118,10 @@ async def test_a_sign_in_without_an_operators_token_is_refused(hub: Hub, project
         by_project = await http.request(SESSION, _json({"token": project.token}))
         empty = await http.request(SESSION, _json({}))
         as_form = await http.request(SESSION, b"token=x", content_type="application/x-www-form-urlencoded")
+        # A type a cross-site form may send without asking first, naming JSON in a parameter.
+        as_text = await http.request(
+            SESSION, _json({"token": ADMIN_TOKEN}), content_type="text/plain; x=application/json"
+        )
         cross_site = await http.request(
             SESSION, _json({"token": ADMIN_TOKEN}), headers=[("Origin", "https://evil.example")]
         )
@@ -119,9 +131,10 @@ async def test_a_sign_in_without_an_operators_token_is_refused(hub: Hub, project
     assert (by_project.status, _reason(by_project)) == (403, "ERROR_REASON_CREDENTIAL_KIND_DENIED")
     assert (empty.status, _reason(empty)) == (400, "ERROR_REASON_PROTOCOL_ERROR")
     assert (as_form.status, _reason(as_form)) == (400, "ERROR_REASON_PROTOCOL_ERROR")
+    assert (as_text.status, _reason(as_text)) == (400, "ERROR_REASON_PROTOCOL_ERROR")
     assert (cross_site.status, _reason(cross_site)) == (403, "ERROR_REASON_CSRF_REJECTED")
     assert (nobody.status, _reason(nobody)) == (401, "ERROR_REASON_CREDENTIAL_MISSING")
-    for refused in (wrong, by_project, empty, cross_site):
+    for refused in (wrong, by_project, empty, as_text, cross_site):
         assert "set-cookie" not in refused.headers
 
 
@@ -159,8 +172,15 @@ async def test_a_cookie_call_needs_the_csrf_value_and_this_origin(
             SNAPSHOT, body, headers=[("Cookie", cookie), ("x-kxm-csrf", csrf), ("Origin", "https://127.0.0.1")]
         )
         name, value = cookie.split("=", 1)
+        prefix, key_id, payload, mac = value.split(".")
+        changed = mac[:10] + ("B" if mac[10] == "A" else "A") + mac[11:]  # one character of the MAC, always
         tampered = await http.request(
-            SNAPSHOT, body, headers=[("Cookie", f"{name}={value[:-2]}AA"), ("x-kxm-csrf", csrf)]
+            SNAPSHOT, body, headers=[("Cookie", f"{name}={prefix}.{key_id}.{payload}.{changed}"), ("x-kxm-csrf", csrf)]
+        )
+        with_agent = await http.request(
+            SNAPSHOT,
+            body,
+            headers=[("Cookie", cookie), ("x-kxm-csrf", csrf), ("x-kxm-agent-id", "agt_x"), ("x-kxm-agent-key", "k")],
         )
         nothing = await http.request(SNAPSHOT, body)
         agent_call = await http.request(
@@ -171,6 +191,7 @@ async def test_a_cookie_call_needs_the_csrf_value_and_this_origin(
     for refused in (no_csrf, wrong_csrf, other_origin, cross_site, opaque):
         assert (refused.status, _reason(refused)) == (403, "ERROR_REASON_CSRF_REJECTED")
     assert (tampered.status, _reason(tampered)) == (401, "ERROR_REASON_INVALID_AUTH")
+    assert (with_agent.status, _reason(with_agent)) == (401, "ERROR_REASON_INVALID_AGENT_IDENTITY")
     assert (nothing.status, _reason(nothing)) == (401, "ERROR_REASON_CREDENTIAL_MISSING")
     assert (agent_call.status, _reason(agent_call)) == (403, "ERROR_REASON_CREDENTIAL_KIND_DENIED")
 
@@ -203,14 +224,56 @@ async def test_a_revoked_operators_session_ends_and_signing_out_clears_the_cooki
             before = await http.request(SNAPSHOT, body, headers=[("Cookie", cookie), ("x-kxm-csrf", csrf)])
             await http.send("DELETE", SESSION, content_type=None, headers=[("Cookie", cookie), ("x-kxm-csrf", csrf)])
             signed_out = await http.answer()
+            # A copy of the signed-out cookie is worth nothing: sign-out ended the session on the hub.
+            replayed = await http.request(SNAPSHOT, body, headers=[("Cookie", cookie), ("x-kxm-csrf", csrf)])
             _, cookie, csrf = await sign_in(http, issued.operator_token)
+            again = await http.request(SNAPSHOT, body, headers=[("Cookie", cookie), ("x-kxm-csrf", csrf)])
             await admin.admin.revoke_operator("pat")
             after = await http.request(SNAPSHOT, body, headers=[("Cookie", cookie), ("x-kxm-csrf", csrf)])
+            await http.send("GET", SESSION, content_type=None, headers=[("Cookie", cookie)])
+            reloaded = await http.answer()
         records = (await admin.admin.list_audit_records(operator="pat")).audit_records
     assert json.loads(answer.body)["operator"] == "pat" and before.status == 200
     assert signed_out.status == 204 and "Max-Age=0" in signed_out.headers["set-cookie"]
+    assert (replayed.status, _reason(replayed)) == (401, "ERROR_REASON_INVALID_AUTH") and again.status == 200
+    assert (reloaded.status, _reason(reloaded)) == (401, "ERROR_REASON_INVALID_AUTH")
     assert (after.status, _reason(after)) == (401, "ERROR_REASON_INVALID_AUTH")
     assert sorted(r.action for r in records) == ["SignInDashboard", "SignInDashboard", "SignOutDashboard"]
+
+
+async def test_signing_out_ends_the_sessions_open_watch(hub: Hub, project: Project) -> None:
+    async with Connection(_http(hub)) as http, Connection(_http(hub)) as other:
+        _, cookie, csrf = await sign_in(http)
+        headers = [("Cookie", cookie), ("x-kxm-csrf", csrf)]
+        await http.send(
+            "POST", WATCH, framed(_json({"project": "alpha"})), content_type="application/connect+json", headers=headers
+        )
+        status, _ = await http.head()
+        chunks = http.chunks()
+        await anext(chunks)  # the first view
+        await other.send("DELETE", SESSION, content_type=None, headers=headers)
+        assert (await other.answer()).status == 204
+        (flags, ending), *_ = frames(await asyncio.wait_for(anext(chunks), 10))
+    assert status == 200 and flags == 0x02
+    assert json.loads(ending)["error"]["code"] == "unauthenticated"
+
+
+async def test_an_open_watch_ends_when_its_session_expires(clocked_hub: tuple[Hub, ManualClock]) -> None:
+    hub, clock = clocked_hub
+    async with hub.admin() as admin:
+        await admin.admin.create_project("alpha")
+    async with Connection(_http(hub)) as http:
+        _, cookie, csrf = await sign_in(http)
+        clock.advance(8 * 3600 - 1)  # one second of the session left, on the hub's clock
+        headers = [("Cookie", cookie), ("x-kxm-csrf", csrf)]
+        await http.send(
+            "POST", WATCH, framed(_json({"project": "alpha"})), content_type="application/connect+json", headers=headers
+        )
+        await http.head()
+        chunks = http.chunks()
+        await anext(chunks)
+        (flags, ending), *_ = frames(await asyncio.wait_for(anext(chunks), 10))
+    assert flags == 0x02 and json.loads(ending)["error"]["code"] == "deadline_exceeded"
 
 
 async def test_a_session_expires_on_the_hubs_clock(clocked_hub: tuple[Hub, ManualClock]) -> None:

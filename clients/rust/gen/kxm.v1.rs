@@ -8784,7 +8784,7 @@ pub struct GetOpsSnapshotResponse {
     #[prost(int32, tag = "12")]
     pub run_total: i32,
     /// The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-    /// registered, or no longer, in `runtimes`), by runtime id.
+    /// registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
     #[prost(message, repeated, tag = "13")]
     pub runtime_runs: ::prost::alloc::vec::Vec<OpsRuntimeRuns>,
     /// The newest plans the journal recorded across the project's runs, newest first; at most 16.

@@ -43,7 +43,7 @@ def ops_run_to_proto(run: ops.OpsRun) -> ops_service_pb2.OpsRun:
         id=run.id,
         definition_id=run.definition_id,
         status=workflow_types_pb2.WorkflowRunStatus.Value(f"WORKFLOW_RUN_STATUS_{run.status.upper()}"),
-        current_stage_id=run.current_stage,
+        current_stage_id=run.current_stage_id,
         create_time=timestamp(run.create_time),
         update_time=timestamp(run.update_time),
     )
@@ -115,9 +115,9 @@ class OpsServicer(ops_service_pb2_grpc.OpsServiceServicer):
     async def WatchOps(
         self, request: ops_service_pb2.WatchOpsRequest, context: Context
     ) -> AsyncIterator[ops_service_pb2.WatchOpsResponse]:
-        caller = current_call().caller
-        project = ops.watched_project(caller, request.project)
-        views = self._hub.ops_feeds.watch(caller, project, ops.resume_version(request.after_version), self._render)
+        call = current_call()
+        project = ops.watched_project(call.caller, request.project)
+        views = self._hub.ops_feeds.watch(call, project, ops.resume_version(request.after_version), self._render)
         async with contextlib.aclosing(views):
             async for view in views:
                 snapshot = view.message

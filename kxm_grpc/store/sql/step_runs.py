@@ -158,7 +158,11 @@ class SqlStepRuns:
     def purge_run(self, run_id: str) -> bool:
         self._conn.execute("DELETE FROM step_run_events WHERE run_id = ?", (run_id,))
         self._conn.execute("DELETE FROM step_run_assignments WHERE run_id = ?", (run_id,))
-        return self._conn.execute("DELETE FROM step_runs WHERE id = ?", (run_id,)).rowcount > 0
+        row = self._conn.execute("DELETE FROM step_runs WHERE id = ? RETURNING project", (run_id,)).fetchone()
+        if row is None:
+            return False
+        self._changed(str(row[0]))
+        return True
 
     # -- the log -------------------------------------------------------------------------------------
 

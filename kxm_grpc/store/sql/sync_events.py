@@ -27,12 +27,16 @@ class SqlSyncEvents:
         return None if row is None else str(row[0])
 
     def set_owner(self, project_id: str, hub_project: str) -> int:
+        before = self.owner(project_id)
         self._conn.execute(
             "INSERT INTO sync_projects (project_id, hub_project) VALUES (?, ?) "
             "ON CONFLICT (project_id) DO UPDATE SET hub_project = excluded.hub_project",
             (project_id, hub_project),
         )
         self._conn.execute("UPDATE sync_runs SET hub_project = ? WHERE project_id = ?", (hub_project, project_id))
+        # The runs move from one hub project's view to the other's.
+        for changed in {hub_project, before} - {None}:
+            self._changed(str(changed))
         row = self._conn.execute("SELECT COUNT(*) FROM sync_events WHERE project_id = ?", (project_id,)).fetchone()
         return int(row[0])
 

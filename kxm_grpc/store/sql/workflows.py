@@ -229,7 +229,7 @@ class SqlWorkflows:
         return [str(row[0]) for row in rows]
 
     def purge_run(self, run_id: str) -> bool:
-        row = self._conn.execute("SELECT definition_id FROM workflow_runs WHERE id = ?", (run_id,)).fetchone()
+        row = self._conn.execute("SELECT definition_id, project FROM workflow_runs WHERE id = ?", (run_id,)).fetchone()
         self._conn.execute("DELETE FROM workflow_steps WHERE run_id = ?", (run_id,))
         self._conn.execute("DELETE FROM workflow_notifications WHERE run_id = ?", (run_id,))
         self._conn.execute("DELETE FROM workflow_payloads WHERE run_id = ?", (run_id,))
@@ -239,6 +239,7 @@ class SqlWorkflows:
             return False
         self._conn.execute("DELETE FROM workflow_runs WHERE id = ?", (run_id,))
         self._conn.execute(_PURGE_VERSIONS, (row[0],))
+        self._changed(str(row[1]))
         return True
 
     # -- deliveries ----------------------------------------------------------------------------------

@@ -703,7 +703,7 @@ def _0020_open_messages_by_project(db: sqlite_utils.Database) -> None:
 
 
 SYNC_RUNS_BY_HOME = "CREATE INDEX sync_runs_home ON sync_runs (hub_project, home_runtime_id, project_id, run_id)"
-"""A project's sync runs by home runtime, in one index range (the ops snapshot's runtimes, decision 298)."""
+"""A project's sync runs by home runtime, in one index range (the ops snapshot's runtimes, decision 296)."""
 
 
 def _0021_sync_runs_by_home(db: sqlite_utils.Database) -> None:

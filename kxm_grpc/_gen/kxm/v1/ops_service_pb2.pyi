@@ -211,7 +211,7 @@ class GetOpsSnapshotResponse(_message.Message):
     @_builtins.property
     def runtime_runs(self) -> _containers.RepeatedCompositeFieldContainer[Global___OpsRuntimeRuns]:
         """The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-        registered, or no longer, in `runtimes`), by runtime id.
+        registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
         """
 
     @_builtins.property

@@ -315,7 +315,7 @@ type GetOpsSnapshotResponse struct {
 	// How many workflow runs it has (every status).
 	RunTotal int32 `protobuf:"varint,12,opt,name=run_total,json=runTotal,proto3" json:"run_total,omitempty"`
 	// The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-	// registered, or no longer, in `runtimes`), by runtime id.
+	// registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
 	RuntimeRuns []*OpsRuntimeRuns `protobuf:"bytes,13,rep,name=runtime_runs,json=runtimeRuns,proto3" json:"runtime_runs,omitempty"`
 	// The newest plans the journal recorded across the project's runs, newest first; at most 16.
 	Plans         []*OpsPlan `protobuf:"bytes,14,rep,name=plans,proto3" json:"plans,omitempty"`

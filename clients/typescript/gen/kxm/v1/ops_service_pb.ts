@@ -260,7 +260,7 @@ export type GetOpsSnapshotResponse = Message<"kxm.v1.GetOpsSnapshotResponse"> & 
 
   /**
    * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-   * registered, or no longer, in `runtimes`), by runtime id.
+   * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
    *
    * @generated from field: repeated kxm.v1.OpsRuntimeRuns runtime_runs = 13;
    */

@@ -532,7 +532,7 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-   * registered, or no longer, in `runtimes`), by runtime id.
+   * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
    * </pre>
    *
    * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
@@ -544,7 +544,7 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-   * registered, or no longer, in `runtimes`), by runtime id.
+   * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
    * </pre>
    *
    * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
@@ -557,7 +557,7 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-   * registered, or no longer, in `runtimes`), by runtime id.
+   * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
    * </pre>
    *
    * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
@@ -569,7 +569,7 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-   * registered, or no longer, in `runtimes`), by runtime id.
+   * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
    * </pre>
    *
    * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
@@ -581,7 +581,7 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-   * registered, or no longer, in `runtimes`), by runtime id.
+   * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
    * </pre>
    *
    * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
@@ -3647,7 +3647,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-     * registered, or no longer, in `runtimes`), by runtime id.
+     * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
      * </pre>
      *
      * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
@@ -3662,7 +3662,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-     * registered, or no longer, in `runtimes`), by runtime id.
+     * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
      * </pre>
      *
      * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
@@ -3677,7 +3677,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-     * registered, or no longer, in `runtimes`), by runtime id.
+     * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
      * </pre>
      *
      * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
@@ -3692,7 +3692,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-     * registered, or no longer, in `runtimes`), by runtime id.
+     * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
      * </pre>
      *
      * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
@@ -3712,7 +3712,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-     * registered, or no longer, in `runtimes`), by runtime id.
+     * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
      * </pre>
      *
      * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
@@ -3731,7 +3731,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-     * registered, or no longer, in `runtimes`), by runtime id.
+     * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
      * </pre>
      *
      * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
@@ -3750,7 +3750,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-     * registered, or no longer, in `runtimes`), by runtime id.
+     * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
      * </pre>
      *
      * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
@@ -3770,7 +3770,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-     * registered, or no longer, in `runtimes`), by runtime id.
+     * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
      * </pre>
      *
      * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
@@ -3789,7 +3789,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-     * registered, or no longer, in `runtimes`), by runtime id.
+     * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
      * </pre>
      *
      * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
@@ -3808,7 +3808,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-     * registered, or no longer, in `runtimes`), by runtime id.
+     * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
      * </pre>
      *
      * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
@@ -3828,7 +3828,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-     * registered, or no longer, in `runtimes`), by runtime id.
+     * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
      * </pre>
      *
      * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
@@ -3846,7 +3846,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-     * registered, or no longer, in `runtimes`), by runtime id.
+     * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
      * </pre>
      *
      * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
@@ -3864,7 +3864,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-     * registered, or no longer, in `runtimes`), by runtime id.
+     * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
      * </pre>
      *
      * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
@@ -3876,7 +3876,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-     * registered, or no longer, in `runtimes`), by runtime id.
+     * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
      * </pre>
      *
      * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
@@ -3891,7 +3891,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-     * registered, or no longer, in `runtimes`), by runtime id.
+     * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
      * </pre>
      *
      * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
@@ -3907,7 +3907,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-     * registered, or no longer, in `runtimes`), by runtime id.
+     * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
      * </pre>
      *
      * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
@@ -3919,7 +3919,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-     * registered, or no longer, in `runtimes`), by runtime id.
+     * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
      * </pre>
      *
      * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
@@ -3932,7 +3932,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-     * registered, or no longer, in `runtimes`), by runtime id.
+     * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
      * </pre>
      *
      * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>

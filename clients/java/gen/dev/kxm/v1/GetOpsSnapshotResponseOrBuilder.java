@@ -330,7 +330,7 @@ public interface GetOpsSnapshotResponseOrBuilder extends
   /**
    * <pre>
    * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-   * registered, or no longer, in `runtimes`), by runtime id.
+   * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
    * </pre>
    *
    * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
@@ -340,7 +340,7 @@ public interface GetOpsSnapshotResponseOrBuilder extends
   /**
    * <pre>
    * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-   * registered, or no longer, in `runtimes`), by runtime id.
+   * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
    * </pre>
    *
    * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
@@ -349,7 +349,7 @@ public interface GetOpsSnapshotResponseOrBuilder extends
   /**
    * <pre>
    * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-   * registered, or no longer, in `runtimes`), by runtime id.
+   * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
    * </pre>
    *
    * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
@@ -358,7 +358,7 @@ public interface GetOpsSnapshotResponseOrBuilder extends
   /**
    * <pre>
    * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-   * registered, or no longer, in `runtimes`), by runtime id.
+   * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
    * </pre>
    *
    * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
@@ -368,7 +368,7 @@ public interface GetOpsSnapshotResponseOrBuilder extends
   /**
    * <pre>
    * The sync runs of each home runtime of the project that has any (a runtime's id may be one not
-   * registered, or no longer, in `runtimes`), by runtime id.
+   * registered, or no longer, in `runtimes`), by runtime id; at most 100 runtimes.
    * </pre>
    *
    * <code>repeated .kxm.v1.OpsRuntimeRuns runtime_runs = 13 [json_name = "runtimeRuns"];</code>
