@@ -24,6 +24,7 @@ from kxm_grpc.server.app import HubServer
 from kxm_grpc.server.settings import Settings
 from kxm_grpc.server.tracing import CallTracer, TracingUnavailable, tracer_for
 from tests.conftest import ADMIN_TOKEN, sqlite_only
+from tests.harness import eventually
 
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 PARENT = "00f067aa0ba902b7"
@@ -63,7 +64,8 @@ async def test_each_call_is_a_server_span_child_of_its_traceparent_with_its_stat
                 admin_service_pb2.ListProjectsRequest(),
                 metadata=(("authorization", "Bearer not-the-admin-token"), *traceparent),
             )
-    # Assert
+    # Assert: the server ends a span (and logs) after it sent the status, so the client may be told first.
+    await eventually(lambda: len(exporter.get_finished_spans()) >= 2 and "request_error" in log_lines.getvalue())
     spans = {span.name: span for span in exporter.get_finished_spans()}
     created, missing = spans["kxm.v1.AdminService/CreateProject"], spans["kxm.v1.AdminService/ListProjects"]
     assert refused.value.code() is grpc.StatusCode.UNAUTHENTICATED
