@@ -33,8 +33,11 @@ class HubProcess:
         env: dict[str, str] | None = None,
         cwd: Path | None = None,
         admin_token: str = ADMIN_TOKEN,
+        tls_ca: Path | None = None,
     ) -> None:
         self.data_dir = data_dir
+        self.tls_ca = tls_ca
+        """The CA a hub serving TLS (``--tls-cert`` in ``extra_args``) is checked with while it starts."""
         self.durability = durability
         self.extra_args = extra_args
         self.env = env or {}
@@ -70,7 +73,7 @@ class HubProcess:
             if self.process.poll() is not None:
                 raise RuntimeError(f"hub exited with {self.process.returncode}; see {self.log_path}")
             address = _read(address_file)
-            if address and _serving(address):
+            if address and _serving(address, self.tls_ca):
                 self.address = address
                 self.starts += 1
                 return address
@@ -121,9 +124,13 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _serving(address: str) -> bool:
+def _serving(address: str, tls_ca: Path | None = None) -> bool:
+    if tls_ca is None:
+        channel = grpc.insecure_channel(address)
+    else:
+        channel = grpc.secure_channel(address, grpc.ssl_channel_credentials(root_certificates=tls_ca.read_bytes()))
     try:
-        with grpc.insecure_channel(address) as channel:
+        with channel:
             response = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=0.5)
     except grpc.RpcError:
         return False

@@ -1,9 +1,10 @@
 """Client conformance: one scenario in Python, Go, TypeScript, Java and Rust against one real hub.
 
-A hub process (tests/harness.py) serves one project; the five conformance programs run at the same
-time, each with its own agent-name prefix, and each prints a JSON transcript of normalised facts
-(docs/clients.md, "Conformance"). Every transcript must equal ``EXPECTED`` and the Python one,
-step by step.
+A hub process (tests/harness.py) serves one project, and a second one serves TLS; the five
+conformance programs run at the same time, each with its own agent-name prefix and its own contract
+sweep (tests/conformance_sweep.py: a project of its own and every RPC of the contract), and each
+prints a JSON transcript of normalised facts (docs/clients.md, "Conformance"). Every transcript must
+equal ``EXPECTED`` (with the sweep's expected facts) and the Python one, step by step.
 
 Nothing is built here: ``scripts/build-clients`` (run by ``scripts/test`` before pytest) leaves
 the outputs these tests run (``tsc``'s ``dist/``, ``mvn package``'s classes and classpath,
@@ -36,7 +37,9 @@ from typing import Any
 import pytest
 
 from kxm_grpc.client import SyncHubClient
-from tests.harness import ADMIN_TOKEN, HubProcess
+from tests import conformance_sweep
+from tests.conftest import ADMIN_TOKEN  # the sweep's worlds are built with it (B9's)
+from tests.harness import HubProcess
 
 REPO = Path(__file__).resolve().parents[1]
 CLIENTS = REPO / "clients"
@@ -158,7 +161,54 @@ EXPECTED: list[dict[str, Any]] = [
         "a_end": "OK",
         "d_end": "OK",
     },
+    {
+        "step": "redeliver",
+        "e_ready": True,
+        "resumed": True,
+        "end_code": "UNAUTHENTICATED",
+        "end_reason": "ERROR_REASON_INVALID_AGENT_IDENTITY",
+        "ready_after_seq_is_cursor": True,
+        "redelivered": True,
+        "same_id": True,
+        "content_equal": True,
+        "ack_state": "MESSAGE_STATE_DELIVERED",
+    },
+    {"step": "tls", "credential_kind": "CREDENTIAL_KIND_PROJECT"},
 ]
+"""The scenario's steps; the last step, ``sweep``, is each program's own (``expected_steps``)."""
+
+# The RPCs the hand-written steps call (the sweep calls every RPC in any case).
+SCENARIO_METHODS = {
+    "kxm.v1.AgentService/RegisterAgent",
+    "kxm.v1.AgentService/OpenChannel",
+    "kxm.v1.AgentService/GetCallerIdentity",
+    "kxm.v1.MessageService/Subscribe",
+    "kxm.v1.MessageService/SendMessage",
+    "kxm.v1.MessageService/AckMessages",
+    "kxm.v1.MessageService/ReplyToMessage",
+    "kxm.v1.MessageService/WaitMessage",
+    "kxm.v1.MessageService/FanoutMessages",
+    "kxm.v1.MessageService/GetMessage",
+    "kxm.v1.LeaseService/AcquireLease",
+    "kxm.v1.LeaseService/ReleaseLease",
+    "kxm.v1.LeaseService/CheckFence",
+}
+
+
+def expected_steps(sweep: conformance_sweep.Sweep) -> list[dict[str, Any]]:
+    """The transcript a program given ``sweep`` must print: the scenario's steps, then the sweep's facts."""
+    return [*EXPECTED, {"step": "sweep", "calls": conformance_sweep.expected(sweep)}]
+
+
+def normalised(steps: list[dict[str, Any]], sweep: conformance_sweep.Sweep, *, shapes: bool) -> list[dict[str, Any]]:
+    """The transcript's steps with the sweep's recorded calls reduced to facts (ids and bytes gone);
+    ``shapes``: with what each answer holds (compared between languages, not with ``EXPECTED``)."""
+    return [
+        {"step": "sweep", "calls": conformance_sweep.facts(sweep, step.get("calls", []), shapes=shapes)}
+        if step.get("step") == "sweep"
+        else step
+        for step in steps
+    ]
 
 
 def _canonical(value: Any) -> str:
@@ -283,6 +333,7 @@ class Run:
     seconds: float = 0.0
     transcript: dict[str, Any] | None = None
     hub_log: Path | None = None
+    sweep: conformance_sweep.Sweep | None = None
 
     def describe(self) -> str:
         tail = "\n".join(self.stderr.strip().splitlines()[-20:])
@@ -305,10 +356,24 @@ def _parse(stdout: str) -> dict[str, Any] | None:
     return None
 
 
-def _run_all(address: str, token: str, languages: list[str], hub_log: Path) -> dict[str, Run]:
+@dataclass
+class Hubs:
+    """What the programs are given: the hub and its project token, the TLS hub, a folder for sweeps."""
+
+    address: str
+    token: str
+    tls_address: str
+    tls_ca: Path
+    tls_token: str
+    folder: Path
+    hub_log: Path
+
+
+def _run_all(hubs: Hubs, languages: list[str]) -> dict[str, Run]:
     """Start every available program at once against the hub; wait for all of them."""
     runs = {
-        language: Run(language, unavailable=PROGRAMS[language].unavailable(), hub_log=hub_log) for language in languages
+        language: Run(language, unavailable=PROGRAMS[language].unavailable(), hub_log=hubs.hub_log)
+        for language in languages
     }
     suffix = uuid.uuid4().hex[:8]
     started: dict[str, tuple[subprocess.Popen[str], float]] = {}
@@ -316,11 +381,18 @@ def _run_all(address: str, token: str, languages: list[str], hub_log: Path) -> d
         if run.unavailable:
             continue
         program = PROGRAMS[language]
+        run.sweep = conformance_sweep.build(hubs.address, ADMIN_TOKEN, f"sw-{language}-{suffix}")
+        sweep_file = hubs.folder / f"sweep-{language}.json"
+        sweep_file.write_text(json.dumps(run.sweep.as_json()))
         env = {
             **os.environ,
             **program.env,
-            "KXM_ADDR": address,
-            "KXM_TOKEN": token,
+            "KXM_ADDR": hubs.address,
+            "KXM_TOKEN": hubs.token,
+            "KXM_TLS_ADDR": hubs.tls_address,
+            "KXM_TLS_CA": str(hubs.tls_ca),
+            "KXM_TLS_TOKEN": hubs.tls_token,
+            "KXM_SWEEP": str(sweep_file),
             "KXM_NAME_PREFIX": f"cf-{language}-{suffix}",
             "GRPC_VERBOSITY": "ERROR",
         }
@@ -351,22 +423,36 @@ def _run_all(address: str, token: str, languages: list[str], hub_log: Path) -> d
 
 @pytest.fixture(scope="module")
 def conformance_runs(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, pki: Path
 ) -> Iterator[dict[str, Run]]:
-    """One hub, one project, and a run of every selected language's program (Python always)."""
+    """One hub with one project, a TLS hub, and a run of every selected language's program (Python always)."""
     selected = {"python"}
     for item in request.session.items:
         callspec = getattr(item, "callspec", None)
         if callspec is not None and item.module is request.module:  # type: ignore[attr-defined]
             selected.add(callspec.params["language"])
-    hub = HubProcess(tmp_path_factory.mktemp("conformance") / "data", durability="normal")
-    address = hub.start()
+    folder = tmp_path_factory.mktemp("conformance")
+    hub = HubProcess(folder / "data", durability="normal", admin_token=ADMIN_TOKEN)
+    tls_hub = HubProcess(
+        folder / "tls-data",
+        durability="normal",
+        admin_token=ADMIN_TOKEN,
+        extra_args=("--tls-cert", str(pki / "server.pem"), "--tls-key", str(pki / "server.key")),
+        tls_ca=pki / "ca.pem",
+    )
     try:
+        address, tls_address = hub.start(), tls_hub.start()
         with SyncHubClient(address, token=ADMIN_TOKEN) as admin:
-            token = admin.create_project("conformance").project_token
-        yield _run_all(address, token, [language for language in LANGUAGES if language in selected], hub.log_path)
+            token = admin.admin.create_project("conformance").project_token
+        with SyncHubClient(
+            tls_address, token=ADMIN_TOKEN, tls=True, root_certificates=(pki / "ca.pem").read_bytes()
+        ) as admin:
+            tls_token = admin.admin.create_project("conformance").project_token
+        hubs = Hubs(address, token, tls_address, pki / "ca.pem", tls_token, folder, hub.log_path)
+        yield _run_all(hubs, [language for language in LANGUAGES if language in selected])
     finally:
         hub.stop()
+        tls_hub.stop()
 
 
 @pytest.mark.clients
@@ -382,13 +468,52 @@ def test_conformance(language: str, conformance_runs: dict[str, Run]) -> None:
         pytest.fail(why)
     assert run.transcript is not None, f"no JSON transcript on stdout ({BUILD_HINT}?)\n{run.describe()}"
     assert run.transcript.get("language") == language, run.describe()
+    assert run.sweep is not None
     steps = run.transcript.get("steps", [])
-    problems = compare(steps, EXPECTED, "the expected transcript")
-    reference = conformance_runs["python"].transcript
-    if language != "python" and reference is not None:
-        problems += compare(steps, reference.get("steps", []), "the Python transcript")
+    problems = compare(normalised(steps, run.sweep, shapes=False), expected_steps(run.sweep), "the expected transcript")
+    python = conformance_runs["python"]
+    if language != "python" and python.transcript is not None and python.sweep is not None:
+        reference = normalised(python.transcript.get("steps", []), python.sweep, shapes=True)
+        problems += compare(normalised(steps, run.sweep, shapes=True), reference, "the Python transcript")
     assert not problems, "\n".join(problems) + "\n" + run.describe()
     assert run.returncode == 0 and run.transcript.get("ok") is True, run.describe()
+
+
+def _contract_methods() -> set[str]:
+    """Every RPC of proto/kxm/v1, as ``kxm.v1.Service/Method``."""
+    from google.protobuf import descriptor_pool
+
+    from kxm_grpc.v1 import (  # noqa: F401  (imported to load every service into the pool)
+        admin_service_pb2,
+        agent_service_pb2,
+        context_service_pb2,
+        lease_service_pb2,
+        message_service_pb2,
+        ops_service_pb2,
+        runtime_service_pb2,
+        workflow_service_pb2,
+    )
+
+    pool = descriptor_pool.Default()
+    methods = set()
+    for proto in sorted((REPO / "proto" / "kxm" / "v1").glob("*_service.proto")):
+        file = pool.FindFileByName(f"kxm/v1/{proto.name}")
+        for service in file.services_by_name.values():
+            methods |= {f"{service.full_name}/{method.name}" for method in service.methods}
+    return methods
+
+
+@pytest.mark.clients
+def test_every_rpc_has_a_conformance_step(conformance_runs: dict[str, Run]) -> None:
+    """Every RPC of the contract is called by the sweep, so by every language's program; a new RPC
+    without a sweep call (tests/conformance_sweep.py) fails here."""
+    sweep = conformance_runs["python"].sweep
+    assert sweep is not None
+    contract = _contract_methods()
+    assert len(contract) >= 89
+    missing = sorted(contract - conformance_sweep.called_methods(sweep))
+    assert not missing, f"RPCs without a conformance step: {missing}"
+    assert contract >= SCENARIO_METHODS
 
 
 # -- stale build outputs ---------------------------------------------------------------------------
@@ -524,7 +649,8 @@ def main(paths: list[str]) -> int:
     status = 0
     for path in paths:
         transcript = json.loads(Path(path).read_text())
-        problems = compare(transcript.get("steps", []), EXPECTED, "the expected transcript")
+        steps = [step for step in transcript.get("steps", []) if step.get("step") != "sweep"]
+        problems = compare(steps, EXPECTED, "the expected transcript (the sweep is compared by the test only)")
         if transcript.get("error"):
             problems.append(f"error: {transcript['error']}")
         print(f"{path} ({transcript.get('language')}): {'ok' if not problems else 'DIFFERS'}")

@@ -6,7 +6,9 @@ normalised facts (no ids, times or language-specific text), so transcripts of th
 compare equal step by step (tests/test_conformance.py). ``ok`` is false, ``error`` says why and
 the exit status is 1 when a call failed unexpectedly; the remaining steps are then missing.
 
-Environment: KXM_ADDR (host:port, plaintext), KXM_TOKEN, KXM_NAME_PREFIX.
+Environment: KXM_ADDR (host:port, plaintext), KXM_TOKEN, KXM_NAME_PREFIX; KXM_TLS_ADDR, KXM_TLS_CA and
+KXM_TLS_TOKEN (a TLS hub, the PEM file of the CA it trusts, a project token there); KXM_SWEEP (the
+contract sweep's calls, written by tests/conformance_sweep.py).
 Run: ``.venv/bin/python clients/python/conformance.py`` (from the repository root).
 
 The same scenario, step by step, is in clients/{go,typescript,java,rust}; keep them in step.
@@ -15,19 +17,31 @@ The same scenario, step by step, is in clients/{go,typescript,java,rust}; keep t
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 import grpc
+from google.protobuf import descriptor_pool, message_factory
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from kxm_grpc.client import HubClient
 from kxm_grpc.errors import HubError
+from kxm_grpc.v1 import (  # noqa: F401  (every service imported: the sweep finds its methods in the pool)
+    admin_service_pb2,
+    agent_service_pb2_grpc,
+    context_service_pb2,
+    lease_service_pb2,
+    ops_service_pb2,
+    runtime_service_pb2,
+    types_pb2,
+    workflow_service_pb2,
+)
 from kxm_grpc.v1 import agent_service_pb2 as apb
-from kxm_grpc.v1 import agent_service_pb2_grpc, types_pb2
 from kxm_grpc.v1 import message_service_pb2 as mpb
 
 DEADLINE = 10.0  # every unary call
@@ -46,6 +60,7 @@ RESUME = ("conformance resume 1", "conformance resume 2")
 LEASE_TTL = 30.0
 CHANNEL_REQUEST = "conformance channel request"
 CHANNEL_REPLY = "conformance channel reply"
+REDELIVER = "conformance redeliver"
 
 Step = dict[str, Any]
 
@@ -62,6 +77,82 @@ def event_kind(event: mpb.SubscribeResponse) -> str:
 
 def state_name(value: types_pb2.MessageState.ValueType) -> str:
     return types_pb2.MessageState.Name(value)
+
+
+def _message_class(name: str) -> Any:
+    return message_factory.GetMessageClass(descriptor_pool.Default().FindMessageTypeByName(name))
+
+
+def _status_facts(error: grpc.aio.AioRpcError) -> dict[str, Any]:
+    """The code's name, ErrorInfo's reason and domain and BadRequest's fields from the status details."""
+    facts: dict[str, Any] = {"code": error.code().name, "reason": "", "domain": "", "violations": []}
+    status = rpc_status.from_call(error)
+    for detail in status.details if status is not None else ():
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            facts["reason"], facts["domain"] = info.reason, info.domain
+        elif detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
+            bad = error_details_pb2.BadRequest()
+            detail.Unpack(bad)
+            facts["violations"] = [violation.field for violation in bad.field_violations]
+    return facts
+
+
+async def sweep_call(channel: grpc.aio.Channel, call: dict[str, Any]) -> Step:
+    """Run one call of the sweep (docs/clients.md, "The contract sweep"); its recorded outcome."""
+    recorded: Step = {"name": call["name"], "code": "OK", "reason": "", "domain": "", "violations": []}
+    responses: list[str] = []
+    service, _, method_name = call["method"].partition("/")
+    try:
+        method = descriptor_pool.Default().FindServiceByName(service).FindMethodByName(method_name)
+    except KeyError:
+        method = None
+    if method is None:
+        return {**recorded, "code": "UNIMPLEMENTED_IN_CLIENT", "responses": []}
+    request_class = _message_class(method.input_type.full_name)
+    response_class = _message_class(method.output_type.full_name)
+    requests = [request_class.FromString(base64.b64decode(item)) for item in call["requests"]]
+    path = "/" + call["method"]
+    options = {
+        "metadata": tuple((key, value) for key, value in call["metadata"]),
+        "timeout": call["timeout_ms"] / 1000,
+    }
+    kind = call["kind"]
+    wanted = call.get("responses", 1)
+    serialize, deserialize = request_class.SerializeToString, response_class.FromString
+    stream: Any = None
+    try:
+        if kind == "unary":
+            rpc = channel.unary_unary(path, request_serializer=serialize, response_deserializer=deserialize)
+            responses.append(_encoded(await rpc(requests[0], **options)))
+        else:
+            if kind == "server_stream":
+                stream = channel.unary_stream(path, request_serializer=serialize, response_deserializer=deserialize)(
+                    requests[0], **options
+                )
+            else:
+                stream = channel.stream_stream(path, request_serializer=serialize, response_deserializer=deserialize)(
+                    **options
+                )
+                for request in requests:
+                    await stream.write(request)
+            while len(responses) < wanted:
+                response = await stream.read()
+                if response is grpc.aio.EOF:
+                    break
+                responses.append(_encoded(response))
+    except grpc.aio.AioRpcError as error:
+        recorded.update(_status_facts(error))
+    finally:
+        if stream is not None:
+            stream.cancel()
+    recorded["responses"] = responses
+    return recorded
+
+
+def _encoded(message: Any) -> str:
+    return base64.b64encode(message.SerializeToString()).decode()
 
 
 class StepFailed(Exception):
@@ -101,6 +192,7 @@ class Inbox:
     def __init__(self, client: HubClient, after_seq: int) -> None:
         self.client = client
         self.seen = after_seq
+        self.last_redelivered = False
         self.queue: asyncio.Queue[mpb.SubscribeResponse | HubError] = asyncio.Queue()
         self.task = asyncio.create_task(self._pump(after_seq))
 
@@ -121,6 +213,7 @@ class Inbox:
             raise item
         if item.seq:
             self.seen = item.seq
+        self.last_redelivered = item.redelivered
         return item
 
     async def next_message(self) -> mpb.SubscribeResponse:
@@ -132,6 +225,21 @@ class Inbox:
             if event_kind(event) != "presence":
                 raise StepFailed(f"unexpected {event_kind(event)} event", {"error": "unexpected_event"})
 
+    async def end(self) -> Step:
+        """Read the stream to its end (skipping presence events): the code and reason it ended with."""
+        while True:
+            try:
+                item = await asyncio.wait_for(self.queue.get(), EVENT_WAIT)
+            except TimeoutError:
+                raise StepFailed("the stream did not end in time", {"error": "timeout"}) from None
+            if isinstance(item, HubError):
+                facts = error_facts(item)
+                return {"code": facts["code"], "reason": facts["reason"]}
+            if item.seq:
+                self.seen = item.seq
+            if event_kind(item) != "presence":
+                raise StepFailed(f"unexpected {event_kind(item)} event", {"error": "unexpected_event"})
+
     async def close(self) -> None:
         """Drop the stream (cancels the call)."""
         self.task.cancel()
@@ -139,8 +247,10 @@ class Inbox:
 
 
 class Scenario:
-    def __init__(self, addr: str, token: str, prefix: str) -> None:
+    def __init__(self, addr: str, token: str, prefix: str, tls: tuple[str, str, str], sweep_file: str) -> None:
         self.addr, self.token, self.prefix = addr, token, prefix
+        self.tls_addr, self.tls_ca, self.tls_token = tls
+        self.sweep_file = sweep_file
         self.steps: list[Step] = []
         self.clients: dict[str, HubClient] = {}
         self.inboxes: list[Inbox] = []
@@ -162,6 +272,9 @@ class Scenario:
         await self.lease()
         await self.resume(inbox_b)
         await self.channel()
+        await self.redeliver()
+        await self.tls()
+        await self.sweep()
 
     async def close(self) -> None:
         for inbox in self.inboxes:
@@ -440,6 +553,56 @@ class Scenario:
             d_end=d_end,
         )
 
+    # 11. e's unacknowledged message comes again after the hub ended e's stream (a new key) and e resumed
+    async def redeliver(self) -> None:
+        e = HubClient(self.addr, token=self.token, timeout=DEADLINE)
+        self.clients["e"] = e
+        registered = await e.agents.register(self.name("e"), purpose="conformance", model="python")
+        old, ready = await self.open_inbox("e", 0)
+        await self.clients["a"].messages.send(self.name("e"), REDELIVER)
+        first = (await old.next_message()).message
+        resumed = await e.agents.register(
+            self.name("e"), purpose="conformance", model="python", previous_key=registered.agent_key
+        )
+        end = await old.end()
+        new, again = await self.open_inbox("e", old.seen)
+        message = (await new.next_message()).message
+        event_redelivered = new.last_redelivered
+        acked = await e.messages.ack([message.id])
+        await new.close()
+        self.add(
+            "redeliver",
+            e_ready=event_kind(ready) == "ready",
+            resumed=resumed.resumed,
+            end_code=end["code"],
+            end_reason=end["reason"],
+            ready_after_seq_is_cursor=again.ready.after_seq == old.seen,
+            redelivered=event_redelivered,
+            same_id=message.id == first.id,
+            content_equal=message.content == REDELIVER,
+            ack_state=state_name(acked.messages[0].state),
+        )
+
+    # 12. a TLS connection that trusts only the test CA
+    async def tls(self) -> None:
+        ca = await asyncio.to_thread(Path(self.tls_ca).read_bytes)
+        credentials = grpc.ssl_channel_credentials(root_certificates=ca)
+        async with grpc.aio.secure_channel(self.tls_addr, credentials) as channel:
+            stub = agent_service_pb2_grpc.AgentServiceStub(channel)
+            identity = await stub.GetCallerIdentity(
+                apb.GetCallerIdentityRequest(),
+                metadata=(("authorization", f"Bearer {self.tls_token}"),),
+                timeout=DEADLINE,
+            )
+        self.add("tls", credential_kind=apb.CredentialKind.Name(identity.credential_kind))
+
+    # 13. every call of the contract sweep, through the generated types
+    async def sweep(self) -> None:
+        calls = json.loads(await asyncio.to_thread(Path(self.sweep_file).read_text))["calls"]
+        async with grpc.aio.insecure_channel(self.addr) as channel:
+            recorded = [await sweep_call(channel, call) for call in calls]
+        self.add("sweep", calls=recorded)
+
 
 class Channel:
     """One OpenChannel stream of an agent, on the raw generated stub (as the other languages use theirs).
@@ -514,11 +677,16 @@ async def main() -> int:
     addr = os.environ.get("KXM_ADDR", "")
     token = os.environ.get("KXM_TOKEN", "")
     prefix = os.environ.get("KXM_NAME_PREFIX", "")
+    tls = (os.environ.get("KXM_TLS_ADDR", ""), os.environ.get("KXM_TLS_CA", ""), os.environ.get("KXM_TLS_TOKEN", ""))
+    sweep_file = os.environ.get("KXM_SWEEP", "")
     out: dict[str, Any] = {"language": "python", "ok": True, "steps": []}
-    if not (addr and token and prefix):
-        out.update(ok=False, error="set KXM_ADDR, KXM_TOKEN and KXM_NAME_PREFIX")
+    if not (addr and token and prefix and all(tls) and sweep_file):
+        out.update(
+            ok=False,
+            error="set KXM_ADDR, KXM_TOKEN, KXM_NAME_PREFIX, KXM_TLS_ADDR, KXM_TLS_CA, KXM_TLS_TOKEN and KXM_SWEEP",
+        )
     else:
-        scenario = Scenario(addr, token, prefix)
+        scenario = Scenario(addr, token, prefix, tls, sweep_file)
         try:
             await scenario.run()
         except StepFailed as failed:

@@ -6,20 +6,26 @@
 // call fails unexpectedly the transcript ends with a "failed" step, "ok" is false, "error" says why
 // and the exit status is 1.
 //
-// Environment: KXM_ADDR (host:port, plaintext), KXM_TOKEN, KXM_NAME_PREFIX.
+// Environment: KXM_ADDR (host:port, plaintext), KXM_TOKEN, KXM_TLS_ADDR (host:port, TLS), KXM_TLS_CA
+// (PEM file of the CA that signed the TLS hub's certificate), KXM_TLS_TOKEN, KXM_SWEEP (the contract
+// sweep's JSON file), KXM_NAME_PREFIX.
 // Run: npm run build && npm run conformance
 // The same scenario, step by step, is in clients/python/conformance.py and the other clients.
+import { readFileSync } from "node:fs";
+
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { durationFromMs } from "@bufbuild/protobuf/wkt";
 import { ConnectError, createClient } from "@connectrpc/connect";
-import type { Client } from "@connectrpc/connect";
+import type { Client, Transport } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 
+import { CODE_NAMES, runSweep } from "./conformance-sweep.js";
 import { ErrorInfoSchema } from "../gen/google/rpc/error_details_pb.js";
-import { AgentService } from "../gen/kxm/v1/agent_service_pb.js";
+import { AgentService, CredentialKindSchema } from "../gen/kxm/v1/agent_service_pb.js";
 import type {
   ChannelReady,
   ChannelResult,
+  CredentialKind,
   OpenChannelRequestSchema,
   RegisterAgentResponse,
 } from "../gen/kxm/v1/agent_service_pb.js";
@@ -46,17 +52,22 @@ const FANOUT_KEY_PREFIX = "conformance-fanout";
 const RESUME = ["conformance resume 1", "conformance resume 2"];
 const CHANNEL_REQUEST = "conformance channel request";
 const CHANNEL_REPLY = "conformance channel reply";
-
-/** Canonical gRPC status code names, indexed by code number (Connect's Code uses the same numbers). */
-const CODE_NAMES = [
-  "OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
-  "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED",
-  "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
-];
+const REDELIVER = "conformance redeliver";
 
 type Json = string | number | boolean | Json[] | { [key: string]: Json };
 type Facts = { [key: string]: Json };
 type Headers = Record<string, string>;
+
+/** Where the program reaches the hubs, from the environment. */
+type Config = {
+  addr: string;
+  token: string;
+  tlsAddr: string;
+  tlsCa: string;
+  tlsToken: string;
+  sweep: string;
+  prefix: string;
+};
 
 /** A step that could not finish for a reason other than an RPC error. */
 class StepFailed extends Error {
@@ -72,6 +83,18 @@ const fanoutReply = (suffix: string): string => `fanout reply from ${suffix}`;
 const stateName = (v: MessageState): string => MessageStateSchema.value[v]?.name ?? `UNKNOWN_${v}`;
 const presenceName = (v: Presence): string => PresenceSchema.value[v]?.name ?? `UNKNOWN_${v}`;
 const fanoutStatusName = (v: FanoutStatus): string => FanoutStatusSchema.value[v]?.name ?? `UNKNOWN_${v}`;
+const credentialKindName = (v: CredentialKind): string => CredentialKindSchema.value[v]?.name ?? `UNKNOWN_${v}`;
+
+/** The gRPC transport of the program's connections (plaintext, or TLS with nodeOptions.ca). */
+function transportTo(baseUrl: string, nodeOptions: { ca?: Buffer } = {}): Transport {
+  return createGrpcTransport({
+    baseUrl,
+    nodeOptions,
+    // The hub accepts client keepalive pings no more often than every 10 s.
+    pingIntervalMs: 30_000,
+    pingTimeoutMs: 10_000,
+  });
+}
 
 /** The status code, and the google.rpc.ErrorInfo reason and domain decoded from the status details. */
 function errorFacts(err: unknown): Facts {
@@ -153,6 +176,30 @@ class Inbox {
       const ev = await this.next();
       if (ev.event.case === "message") {
         return ev as SubscribeResponse & { event: { case: "message" } };
+      }
+      if (ev.event.case !== "presence") {
+        throw new StepFailed(`unexpected ${eventKind(ev)} event`, { error: "unexpected_event" });
+      }
+    }
+  }
+
+  /**
+   * Read the stream to its end, skipping presence events; the end's code, reason and domain
+   * ("OK" when the hub ended it without an error).
+   */
+  async end(): Promise<Facts> {
+    for (;;) {
+      let ev: SubscribeResponse;
+      try {
+        ev = await this.next();
+      } catch (err) {
+        if (!(err instanceof StepFailed)) {
+          return errorFacts(err);
+        }
+        if (err.facts.error === "stream_ended") {
+          return { code: "OK", reason: "", domain: "" };
+        }
+        throw err; // a timeout: the stream did not end
       }
       if (ev.event.case !== "presence") {
         throw new StepFailed(`unexpected ${eventKind(ev)} event`, { error: "unexpected_event" });
@@ -319,22 +366,16 @@ class Scenario {
   private readonly messages: Client<typeof MessageService>;
   private readonly leases: Client<typeof LeaseService>;
   private readonly project: Headers;
+  private readonly transport: Transport;
+  private readonly prefix: string;
 
-  constructor(
-    addr: string,
-    token: string,
-    private readonly prefix: string,
-  ) {
-    const transport = createGrpcTransport({
-      baseUrl: `http://${addr}`,
-      // The hub accepts client keepalive pings no more often than every 10 s.
-      pingIntervalMs: 30_000,
-      pingTimeoutMs: 10_000,
-    });
-    this.agents = createClient(AgentService, transport);
-    this.messages = createClient(MessageService, transport);
-    this.leases = createClient(LeaseService, transport);
-    this.project = { authorization: `Bearer ${token}` };
+  constructor(private readonly config: Config) {
+    this.transport = transportTo(`http://${config.addr}`);
+    this.agents = createClient(AgentService, this.transport);
+    this.messages = createClient(MessageService, this.transport);
+    this.leases = createClient(LeaseService, this.transport);
+    this.project = { authorization: `Bearer ${config.token}` };
+    this.prefix = config.prefix;
   }
 
   private name(suffix: string): string {
@@ -373,12 +414,18 @@ class Scenario {
     await this.lease();
     await this.resume(inboxB);
     await this.channel();
+    await this.redeliver();
+    await this.tls();
+    await this.sweep();
   }
 
-  /** Register agent suffix and keep its credentials for the calls made as it. */
-  private async registerAgent(suffix: string): Promise<RegisterAgentResponse> {
+  /**
+   * Register agent suffix and keep its credentials for the calls made as it. With previousKey (the
+   * agent's current key) the hub resumes the agent under a new key.
+   */
+  private async registerAgent(suffix: string, previousKey = ""): Promise<RegisterAgentResponse> {
     const resp = await this.agents.registerAgent(
-      { name: this.name(suffix), purpose: "conformance", model: "typescript" },
+      { name: this.name(suffix), purpose: "conformance", model: "typescript", previousKey },
       { headers: this.project, timeoutMs: DEADLINE_MS },
     );
     this.headers[suffix] = {
@@ -654,18 +701,71 @@ class Scenario {
       dChannel.cancel();
     }
   }
+
+  // 11. a new agent e takes a request without acknowledging it, registers again (the hub ends its
+  // stream), resumes after the last seq it saw and gets the request again, redelivered
+  private async redeliver(): Promise<void> {
+    await this.registerAgent("e");
+    const [oldInbox, first] = await this.openInbox("e", 0n);
+    await this.messages.sendMessage({ target: this.name("e"), content: REDELIVER }, this.as("a"));
+    const delivered = (await oldInbox.nextMessage()).event.value; // not acknowledged
+    const oldKey = this.headers["e"]!["x-kxm-agent-key"]!;
+    const again = await this.registerAgent("e", oldKey); // e's calls use the new key from here on
+    const end = await oldInbox.end();
+    const cursor = oldInbox.seen;
+    const [inbox, ready] = await this.openInbox("e", cursor);
+    const ev = await inbox.nextMessage();
+    const m = ev.event.value;
+    const acked = await this.messages.ackMessages({ messageIds: [m.id] }, this.as("e"));
+    inbox.close();
+    this.add("redeliver", {
+      e_ready: first.event.case === "ready",
+      resumed: again.resumed,
+      end_code: end.code ?? "",
+      end_reason: end.reason ?? "",
+      ready_after_seq_is_cursor: ready.event.case === "ready" && ready.event.value.afterSeq === cursor,
+      redelivered: ev.redelivered,
+      same_id: m.id === delivered.id,
+      content_equal: m.content === REDELIVER,
+      ack_state: stateName(acked.messages.find((a) => a.id === m.id)?.state ?? 0),
+    });
+  }
+
+  // 12. a new connection over TLS that trusts only the given CA; who the project token is
+  private async tls(): Promise<void> {
+    const transport = transportTo(`https://${this.config.tlsAddr}`, { ca: readFileSync(this.config.tlsCa) });
+    const agents = createClient(AgentService, transport);
+    const identity = await agents.getCallerIdentity(
+      {},
+      { headers: { authorization: `Bearer ${this.config.tlsToken}` }, timeoutMs: DEADLINE_MS },
+    );
+    this.add("tls", { credential_kind: credentialKindName(identity.credentialKind) });
+  }
+
+  // 13. every call of the contract sweep, in order, through the generated clients
+  private async sweep(): Promise<void> {
+    const calls = await runSweep(this.config.sweep, this.transport);
+    this.add("sweep", { calls });
+  }
 }
 
 async function main(): Promise<boolean> {
-  const addr = process.env.KXM_ADDR ?? "";
-  const token = process.env.KXM_TOKEN ?? "";
-  const prefix = process.env.KXM_NAME_PREFIX ?? "";
+  const env = (name: string): string => process.env[name] ?? "";
+  const config: Config = {
+    addr: env("KXM_ADDR"),
+    token: env("KXM_TOKEN"),
+    tlsAddr: env("KXM_TLS_ADDR"),
+    tlsCa: env("KXM_TLS_CA"),
+    tlsToken: env("KXM_TLS_TOKEN"),
+    sweep: env("KXM_SWEEP"),
+    prefix: env("KXM_NAME_PREFIX"),
+  };
   const out: Facts = { language: "typescript", ok: true, steps: [] };
-  if (!addr || !token || !prefix) {
+  if (Object.values(config).some((value) => !value)) {
     out.ok = false;
-    out.error = "set KXM_ADDR, KXM_TOKEN and KXM_NAME_PREFIX";
+    out.error = "set KXM_ADDR, KXM_TOKEN, KXM_TLS_ADDR, KXM_TLS_CA, KXM_TLS_TOKEN, KXM_SWEEP and KXM_NAME_PREFIX";
   } else {
-    const scenario = new Scenario(addr, token, prefix);
+    const scenario = new Scenario(config);
     try {
       await scenario.run();
     } catch (err) {
@@ -682,7 +782,9 @@ async function main(): Promise<boolean> {
     }
     out.steps = scenario.steps;
   }
-  process.stdout.write(`${JSON.stringify(out)}\n`);
+  // Wait until the line is written: on a pipe the write is asynchronous, and process.exit would
+  // cut a long transcript (the sweep's responses) short.
+  await new Promise<void>((resolve) => process.stdout.write(`${JSON.stringify(out)}\n`, () => resolve()));
   return out.ok === true;
 }
 

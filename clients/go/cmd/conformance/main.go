@@ -6,12 +6,16 @@
 // call fails unexpectedly the transcript ends with a "failed" step, "ok" is false, "error" says why
 // and the exit status is 1.
 //
-// Environment: KXM_ADDR (host:port, plaintext), KXM_TOKEN, KXM_NAME_PREFIX.
+// Environment: KXM_ADDR (host:port, plaintext), KXM_TOKEN, KXM_TLS_ADDR (host:port, TLS), KXM_TLS_CA
+// (PEM file of the only CA the TLS connection trusts), KXM_TLS_TOKEN, KXM_SWEEP (the contract
+// sweep's JSON file, see sweep.go), KXM_NAME_PREFIX.
 // The same scenario, step by step, is in clients/python/conformance.py and the other clients.
 package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +29,7 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/metadata"
@@ -51,6 +56,7 @@ const (
 	fanoutKeyPrefix  = "conformance-fanout"
 	channelRequest   = "conformance channel request"
 	channelReply     = "conformance channel reply"
+	redeliverRequest = "conformance redeliver"
 )
 
 var resumeContents = []string{"conformance resume 1", "conformance resume 2"}
@@ -170,13 +176,45 @@ func (in *inbox) nextMessage() (*kxmv1.SubscribeResponse, error) {
 	}
 }
 
+// end reads the stream to its end, skipping presence events: the status it ended with. Any other
+// event before the end fails the step.
+func (in *inbox) end() (*status.Status, error) {
+	for {
+		ev, err := in.next()
+		var failed *stepFailed
+		if errors.As(err, &failed) {
+			return nil, err
+		}
+		if errors.Is(err, io.EOF) {
+			return status.New(codes.OK, ""), nil
+		}
+		if err != nil {
+			return status.Convert(err), nil
+		}
+		if eventKind(ev) != "presence" {
+			return nil, &stepFailed{"unexpected " + eventKind(ev) + " event before the stream's end",
+				facts{"error": "unexpected_event"}}
+		}
+	}
+}
+
 // close drops the stream (cancels the call).
 func (in *inbox) close() { in.cancel() }
 
+// config is the program's environment.
+type config struct {
+	addr, token, prefix      string
+	tlsAddr, tlsCA, tlsToken string
+	sweepFile                string
+}
+
 type scenario struct {
+	cfg      config
+	conn     *grpc.ClientConn
 	prefix   string
 	project  metadata.MD
 	md       map[string]metadata.MD // per agent suffix: project token + agent identity
+	keys     map[string]string      // per agent suffix: the agent key RegisterAgent returned last
 	agents   kxmv1.AgentServiceClient
 	messages kxmv1.MessageServiceClient
 	leases   kxmv1.LeaseServiceClient
@@ -243,6 +281,9 @@ func (s *scenario) run() error {
 		s.lease,
 		func() error { return s.resume(inboxB) },
 		s.channel,
+		s.redeliver,
+		s.tlsIdentity,
+		s.sweep,
 	} {
 		if err := step(); err != nil {
 			return err
@@ -253,12 +294,21 @@ func (s *scenario) run() error {
 
 // registerAgent registers agent suffix with the project token and keeps its credentials.
 func (s *scenario) registerAgent(suffix string) (*kxmv1.RegisterAgentResponse, error) {
+	return s.registerAgentResuming(suffix, "")
+}
+
+// registerAgentResuming registers agent suffix, proving its identity with previousKey when not
+// empty (the hub then resumes the agent under a new key), and keeps its new credentials.
+func (s *scenario) registerAgentResuming(suffix, previousKey string) (*kxmv1.RegisterAgentResponse, error) {
 	ctx, cancel := context.WithTimeout(metadata.NewOutgoingContext(context.Background(), s.project), deadline)
 	defer cancel()
-	resp, err := s.agents.RegisterAgent(ctx, &kxmv1.RegisterAgentRequest{Name: s.name(suffix), Purpose: "conformance", Model: "go"})
+	resp, err := s.agents.RegisterAgent(ctx, &kxmv1.RegisterAgentRequest{
+		Name: s.name(suffix), Purpose: "conformance", Model: "go", PreviousKey: previousKey,
+	})
 	if err != nil {
 		return nil, err
 	}
+	s.keys[suffix] = resp.GetAgentKey()
 	s.md[suffix] = metadata.Join(s.project,
 		metadata.Pairs("x-kxm-agent-id", resp.GetAgent().GetId(), "x-kxm-agent-key", resp.GetAgentKey()))
 	return resp, nil
@@ -722,6 +772,94 @@ func (s *scenario) channel() error {
 	return nil
 }
 
+// 11. a new agent e takes a request without acknowledging it, registers again with its key (which
+// ends its stream), and gets the request again, redelivered, on a new stream after its cursor
+func (s *scenario) redeliver() error {
+	if _, err := s.registerAgent("e"); err != nil {
+		return err
+	}
+	oldInbox, first, err := s.openInbox("e", 0)
+	if err != nil {
+		return err
+	}
+	defer oldInbox.close()
+	ctx, cancel := s.call("a", deadline)
+	_, err = s.messages.SendMessage(ctx, &kxmv1.SendMessageRequest{Target: s.name("e"), Content: redeliverRequest})
+	cancel()
+	if err != nil {
+		return err
+	}
+	delivered, err := oldInbox.nextMessage()
+	if err != nil {
+		return err
+	}
+	// Not acknowledged: the request stays open for e, to be redelivered.
+	resumed, err := s.registerAgentResuming("e", s.keys["e"])
+	if err != nil {
+		return err
+	}
+	end, err := oldInbox.end()
+	if err != nil {
+		return err
+	}
+	cursor := oldInbox.seen
+	newInbox, ready, err := s.openInbox("e", cursor)
+	if err != nil {
+		return err
+	}
+	defer newInbox.close()
+	again, err := newInbox.nextMessage()
+	if err != nil {
+		return err
+	}
+	ctx, cancel = s.call("e", deadline)
+	acked, err := s.messages.AckMessages(ctx, &kxmv1.AckMessagesRequest{MessageIds: []string{again.GetMessage().GetId()}})
+	cancel()
+	if err != nil {
+		return err
+	}
+	s.add("redeliver", facts{
+		"e_ready":                   eventKind(first) == "ready",
+		"resumed":                   resumed.GetResumed(),
+		"end_code":                  codeName(end.Err()),
+		"end_reason":                errorFacts(end.Err())["reason"],
+		"ready_after_seq_is_cursor": ready.GetReady().GetAfterSeq() == cursor,
+		"redelivered":               again.GetRedelivered(),
+		"same_id":                   again.GetMessage().GetId() == delivered.GetMessage().GetId(),
+		"content_equal":             again.GetMessage().GetContent() == redeliverRequest,
+		"ack_state":                 acked.GetMessages()[0].GetState().String(),
+	})
+	return nil
+}
+
+// 12. a new connection over TLS, trusting only the CA of KXM_TLS_CA, asks who its token is
+func (s *scenario) tlsIdentity() error {
+	pem, err := os.ReadFile(s.cfg.tlsCA)
+	if err != nil {
+		return &stepFailed{"cannot read KXM_TLS_CA: " + err.Error(), facts{"error": "tls_ca"}}
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(pem) {
+		return &stepFailed{"no certificate in KXM_TLS_CA " + s.cfg.tlsCA, facts{"error": "tls_ca"}}
+	}
+	// The server name is the address's host (127.0.0.1), checked against the certificate's IP SAN.
+	conn, err := dial(s.cfg.tlsAddr, credentials.NewTLS(&tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}))
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(
+		metadata.NewOutgoingContext(context.Background(), metadata.Pairs("authorization", "Bearer "+s.cfg.tlsToken)),
+		deadline)
+	defer cancel()
+	identity, err := kxmv1.NewAgentServiceClient(conn).GetCallerIdentity(ctx, &kxmv1.GetCallerIdentityRequest{})
+	if err != nil {
+		return err
+	}
+	s.add("tls", facts{"credential_kind": identity.GetCredentialKind().String()})
+	return nil
+}
+
 // channelItem is one thing a channel's responses carried, by kind: its ready, an inbox event, a
 // command result, or the end of the stream (end is its status code's name).
 type channelItem struct {
@@ -850,10 +988,15 @@ func containsAll(have, want []string) bool {
 
 func main() {
 	out := map[string]any{"language": "go", "ok": true, "steps": []facts{}}
-	addr, token, prefix := os.Getenv("KXM_ADDR"), os.Getenv("KXM_TOKEN"), os.Getenv("KXM_NAME_PREFIX")
-	if addr == "" || token == "" || prefix == "" {
-		out["ok"], out["error"] = false, "set KXM_ADDR, KXM_TOKEN and KXM_NAME_PREFIX"
-	} else if err := runScenario(addr, token, prefix, out); err != nil {
+	cfg := config{
+		addr: os.Getenv("KXM_ADDR"), token: os.Getenv("KXM_TOKEN"), prefix: os.Getenv("KXM_NAME_PREFIX"),
+		tlsAddr: os.Getenv("KXM_TLS_ADDR"), tlsCA: os.Getenv("KXM_TLS_CA"), tlsToken: os.Getenv("KXM_TLS_TOKEN"),
+		sweepFile: os.Getenv("KXM_SWEEP"),
+	}
+	if slices.Contains([]string{cfg.addr, cfg.token, cfg.prefix, cfg.tlsAddr, cfg.tlsCA, cfg.tlsToken, cfg.sweepFile}, "") {
+		out["ok"], out["error"] = false,
+			"set KXM_ADDR, KXM_TOKEN, KXM_TLS_ADDR, KXM_TLS_CA, KXM_TLS_TOKEN, KXM_SWEEP and KXM_NAME_PREFIX"
+	} else if err := runScenario(cfg, out); err != nil {
 		out["ok"], out["error"] = false, err.Error()
 	}
 	_ = json.NewEncoder(os.Stdout).Encode(out)
@@ -862,20 +1005,28 @@ func main() {
 	}
 }
 
-func runScenario(addr, token, prefix string, out map[string]any) error {
-	conn, err := grpc.NewClient(addr,
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
+// dial opens a connection to addr with the given transport credentials.
+func dial(addr string, creds credentials.TransportCredentials) (*grpc.ClientConn, error) {
+	return grpc.NewClient(addr,
+		grpc.WithTransportCredentials(creds),
 		// The hub accepts client keepalive pings no more often than every 10 s.
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 30 * time.Second, Timeout: 10 * time.Second}),
 	)
+}
+
+func runScenario(cfg config, out map[string]any) error {
+	conn, err := dial(cfg.addr, insecure.NewCredentials())
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
 	s := &scenario{
-		prefix:   prefix,
-		project:  metadata.Pairs("authorization", "Bearer "+token),
+		cfg:      cfg,
+		conn:     conn,
+		prefix:   cfg.prefix,
+		project:  metadata.Pairs("authorization", "Bearer "+cfg.token),
 		md:       map[string]metadata.MD{},
+		keys:     map[string]string{},
 		agents:   kxmv1.NewAgentServiceClient(conn),
 		messages: kxmv1.NewMessageServiceClient(conn),
 		leases:   kxmv1.NewLeaseServiceClient(conn),

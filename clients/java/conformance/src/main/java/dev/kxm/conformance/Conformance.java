@@ -17,6 +17,8 @@ import dev.kxm.v1.CheckFenceResponse;
 import dev.kxm.v1.FanoutMessagesRequest;
 import dev.kxm.v1.FanoutMessagesResponse;
 import dev.kxm.v1.FanoutResult;
+import dev.kxm.v1.GetCallerIdentityRequest;
+import dev.kxm.v1.GetCallerIdentityResponse;
 import dev.kxm.v1.GetMessageRequest;
 import dev.kxm.v1.LeaseServiceGrpc;
 import dev.kxm.v1.Message;
@@ -35,6 +37,7 @@ import dev.kxm.v1.SubscribeRequest;
 import dev.kxm.v1.SubscribeResponse;
 import dev.kxm.v1.WaitMessageRequest;
 import dev.kxm.v1.WaitMessageResponse;
+import io.grpc.ChannelCredentials;
 import io.grpc.Context;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
@@ -42,9 +45,13 @@ import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.TlsChannelCredentials;
 import io.grpc.protobuf.StatusProto;
 import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.StreamObserver;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -71,7 +78,9 @@ import java.util.concurrent.TimeoutException;
  * a call fails unexpectedly the transcript ends with a "failed" step, "ok" is false, "error" says
  * why and the exit status is 1.
  *
- * <p>Environment: KXM_ADDR (host:port, plaintext), KXM_TOKEN, KXM_NAME_PREFIX. Run with
+ * <p>Environment: KXM_ADDR (host:port, plaintext), KXM_TOKEN, KXM_TLS_ADDR (host:port, TLS),
+ * KXM_TLS_CA (the PEM file of the CA the TLS hub's certificate is checked against), KXM_TLS_TOKEN,
+ * KXM_SWEEP (the contract sweep's JSON file, see {@link Sweep}), KXM_NAME_PREFIX. Run with
  * {@code conformance/run} after {@code mvn -q -B -DskipTests install} (in clients/java). The same scenario, step by
  * step, is in clients/python/conformance.py and the other clients.
  */
@@ -92,6 +101,7 @@ public final class Conformance {
   private static final List<String> RESUME = List.of("conformance resume 1", "conformance resume 2");
   private static final String CHANNEL_REQUEST = "conformance channel request";
   private static final String CHANNEL_REPLY = "conformance channel reply";
+  private static final String REDELIVER = "conformance redeliver";
 
   private static final Metadata.Key<String> AUTHORIZATION =
       Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
@@ -116,32 +126,65 @@ public final class Conformance {
   private final ManagedChannel channel;
   private final Metadata project = new Metadata();
   private final String prefix;
+  private final Env env;
 
-  private Conformance(ManagedChannel channel, String token, String prefix) {
+  /** The environment the program reads (every variable required). */
+  private record Env(
+      String addr,
+      String token,
+      String tlsAddr,
+      String tlsCa,
+      String tlsToken,
+      String sweep,
+      String prefix) {
+    static Env read() {
+      Map<String, String> e = System.getenv();
+      return new Env(
+          e.getOrDefault("KXM_ADDR", ""),
+          e.getOrDefault("KXM_TOKEN", ""),
+          e.getOrDefault("KXM_TLS_ADDR", ""),
+          e.getOrDefault("KXM_TLS_CA", ""),
+          e.getOrDefault("KXM_TLS_TOKEN", ""),
+          e.getOrDefault("KXM_SWEEP", ""),
+          e.getOrDefault("KXM_NAME_PREFIX", ""));
+    }
+
+    boolean complete() {
+      return List.of(addr, token, tlsAddr, tlsCa, tlsToken, sweep, prefix).stream()
+          .noneMatch(String::isEmpty);
+    }
+  }
+
+  private Conformance(ManagedChannel channel, Env env) {
     this.channel = channel;
-    this.prefix = prefix;
-    project.put(AUTHORIZATION, "Bearer " + token);
+    this.env = env;
+    this.prefix = env.prefix();
+    project.put(AUTHORIZATION, "Bearer " + env.token());
+  }
+
+  private static ManagedChannel newChannel(String addr, ChannelCredentials credentials) {
+    return Grpc.newChannelBuilder(addr, credentials)
+        // The hub accepts client keepalive pings no more often than every 10 s.
+        .keepAliveTime(30, TimeUnit.SECONDS)
+        .keepAliveTimeout(10, TimeUnit.SECONDS)
+        .build();
   }
 
   public static void main(String[] args) throws InterruptedException {
-    String addr = System.getenv().getOrDefault("KXM_ADDR", "");
-    String token = System.getenv().getOrDefault("KXM_TOKEN", "");
-    String prefix = System.getenv().getOrDefault("KXM_NAME_PREFIX", "");
+    Env env = Env.read();
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("language", "java");
     out.put("ok", true);
     out.put("steps", List.of());
-    if (addr.isEmpty() || token.isEmpty() || prefix.isEmpty()) {
+    if (!env.complete()) {
       out.put("ok", false);
-      out.put("error", "set KXM_ADDR, KXM_TOKEN and KXM_NAME_PREFIX");
+      out.put(
+          "error",
+          "set KXM_ADDR, KXM_TOKEN, KXM_TLS_ADDR, KXM_TLS_CA, KXM_TLS_TOKEN, KXM_SWEEP and"
+              + " KXM_NAME_PREFIX");
     } else {
-      ManagedChannel channel =
-          Grpc.newChannelBuilder(addr, InsecureChannelCredentials.create())
-              // The hub accepts client keepalive pings no more often than every 10 s.
-              .keepAliveTime(30, TimeUnit.SECONDS)
-              .keepAliveTimeout(10, TimeUnit.SECONDS)
-              .build();
-      Conformance c = new Conformance(channel, token, prefix);
+      ManagedChannel channel = newChannel(env.addr(), InsecureChannelCredentials.create());
+      Conformance c = new Conformance(channel, env);
       try {
         c.run();
       } catch (StepFailed e) {
@@ -199,8 +242,9 @@ public final class Conformance {
   }
 
   /** The status code, and the google.rpc.ErrorInfo reason and domain from the status details. */
-  private static Map<String, Object> errorFacts(StatusRuntimeException e) {
-    Map<String, Object> f = facts("code", e.getStatus().getCode().name(), "reason", "", "domain", "");
+  private static Map<String, Object> errorFacts(Throwable e) {
+    Map<String, Object> f =
+        facts("code", Status.fromThrowable(e).getCode().name(), "reason", "", "domain", "");
     com.google.rpc.Status status = StatusProto.fromThrowable(e);
     if (status != null) {
       for (Any detail : status.getDetailsList()) {
@@ -252,6 +296,9 @@ public final class Conformance {
    * the seq of the last event the scenario took from the queue (what it "saw").
    */
   private static final class Inbox {
+    /** The end of a stream that completed with status OK (a queue item). */
+    private static final Object END = new Object();
+
     private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
     private final Context.CancellableContext context = Context.current().withCancellation();
     volatile long seen;
@@ -280,13 +327,13 @@ public final class Conformance {
 
                     @Override
                     public void onCompleted() {
-                      queue.add(new StepFailed("the stream ended", "stream_ended"));
+                      queue.add(END);
                     }
                   }));
     }
 
-    /** The next event (waiting at most EVENT_WAIT_S). */
-    SubscribeResponse next() {
+    /** The next item of the queue: an event, END or the stream's error (waiting at most EVENT_WAIT_S). */
+    private Object take() {
       Object item;
       try {
         item = queue.poll(EVENT_WAIT_S, TimeUnit.SECONDS);
@@ -296,6 +343,15 @@ public final class Conformance {
       }
       if (item == null) {
         throw new StepFailed("no stream event in time", "timeout");
+      }
+      return item;
+    }
+
+    /** The next event (waiting at most EVENT_WAIT_S). */
+    SubscribeResponse next() {
+      Object item = take();
+      if (item == END) {
+        throw new StepFailed("the stream ended", "stream_ended");
       }
       if (item instanceof RuntimeException e) {
         throw e;
@@ -320,6 +376,29 @@ public final class Conformance {
           }
           case PRESENCE -> {}
           default -> throw new StepFailed("unexpected " + eventKind(ev) + " event", "unexpected_event");
+        }
+      }
+    }
+
+    /**
+     * Reads the stream to its end, skipping presence events (they count as seen); the error the
+     * stream ended with, or null when it ended OK.
+     */
+    Throwable end() {
+      while (true) {
+        Object item = take();
+        if (item == END) {
+          return null;
+        }
+        if (item instanceof Throwable t) {
+          return t;
+        }
+        SubscribeResponse ev = (SubscribeResponse) item;
+        if (ev.getSeq() > 0) {
+          seen = ev.getSeq();
+        }
+        if (ev.getEventCase() != SubscribeResponse.EventCase.PRESENCE) {
+          throw new StepFailed("unexpected " + eventKind(ev) + " event", "unexpected_event");
         }
       }
     }
@@ -452,10 +531,21 @@ public final class Conformance {
     lease();
     resume(inboxB);
     channelStep();
+    redeliver();
+    tls();
+    sweep();
   }
 
   /** Registers agent {@code suffix} with the project token and keeps its credentials. */
   private RegisterAgentResponse registerAgent(String suffix) {
+    return registerAgent(suffix, "");
+  }
+
+  /**
+   * Registers agent {@code suffix} with the project token and keeps its credentials; with a
+   * {@code previousKey} (not empty), the agent's registration is resumed under a new key.
+   */
+  private RegisterAgentResponse registerAgent(String suffix, String previousKey) {
     RegisterAgentResponse resp =
         AgentServiceGrpc.newBlockingStub(channel)
             .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(project))
@@ -465,6 +555,7 @@ public final class Conformance {
                     .setName(name(suffix))
                     .setPurpose("conformance")
                     .setModel("java")
+                    .setPreviousKey(previousKey)
                     .build());
     Metadata md = new Metadata();
     md.merge(project);
@@ -864,5 +955,76 @@ public final class Conformance {
                     "reason", failed.getError().getReason()),
             "a_end", aEnd,
             "d_end", dEnd));
+  }
+
+  // 11. a new agent e takes a message without acknowledging it, registers again under a new key
+  // (the hub ends its stream) and takes the message again on a stream opened with the new key
+  private void redeliver() {
+    registerAgent("e");
+    Opened opened = openInbox("e", 0);
+    Inbox oldInbox = opened.inbox();
+    messages("a")
+        .sendMessage(SendMessageRequest.newBuilder().setTarget(name("e")).setContent(REDELIVER).build());
+    Message first = oldInbox.nextMessage().getMessage();
+    // Not acknowledged: the hub delivers it again on e's next stream.
+    RegisterAgentResponse again = registerAgent("e", agentMetadata.get("e").get(AGENT_KEY));
+    Throwable end = oldInbox.end();
+    Map<String, Object> endFacts =
+        end == null ? facts("code", "OK", "reason", "", "domain", "") : errorFacts(end);
+    long cursor = oldInbox.seen;
+    Opened reopened = openInbox("e", cursor);
+    SubscribeResponse ev = reopened.inbox().nextMessage();
+    Message m = ev.getMessage();
+    AckMessagesResponse acked =
+        messages("e").ackMessages(AckMessagesRequest.newBuilder().addMessageIds(m.getId()).build());
+    reopened.inbox().close();
+    add(
+        "redeliver",
+        facts(
+            "e_ready", opened.first().getEventCase() == SubscribeResponse.EventCase.READY,
+            "resumed", again.getResumed(),
+            "end_code", endFacts.get("code"),
+            "end_reason", endFacts.get("reason"),
+            "ready_after_seq_is_cursor", reopened.first().getReady().getAfterSeq() == cursor,
+            "redelivered", ev.getRedelivered(),
+            "same_id", m.getId().equals(first.getId()),
+            "content_equal", m.getContent().equals(REDELIVER),
+            "ack_state", acked.getMessages(0).getState().name()));
+  }
+
+  // 12. a new connection over TLS that trusts only the CA in KXM_TLS_CA (the hub's certificate is
+  // verified, its subjectAltName IP:127.0.0.1 included); whom the hub takes KXM_TLS_TOKEN for
+  private void tls() {
+    ChannelCredentials credentials;
+    try {
+      credentials = TlsChannelCredentials.newBuilder().trustManager(new File(env.tlsCa())).build();
+    } catch (IOException e) {
+      throw new StepFailed("cannot read KXM_TLS_CA: " + e.getMessage(), "tls_ca");
+    }
+    ManagedChannel tlsChannel = newChannel(env.tlsAddr(), credentials);
+    try {
+      Metadata md = new Metadata();
+      md.put(AUTHORIZATION, "Bearer " + env.tlsToken());
+      GetCallerIdentityResponse identity =
+          AgentServiceGrpc.newBlockingStub(tlsChannel)
+              .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(md))
+              .withDeadlineAfter(DEADLINE_S, TimeUnit.SECONDS)
+              .getCallerIdentity(GetCallerIdentityRequest.getDefaultInstance());
+      add("tls", facts("credential_kind", identity.getCredentialKind().name()));
+    } finally {
+      tlsChannel.shutdownNow();
+    }
+  }
+
+  // 13. every call of the contract sweep (KXM_SWEEP), in order, each recorded however it ends
+  private void sweep() {
+    List<Map<String, Object>> calls;
+    try {
+      calls = new Sweep(channel).run(Path.of(env.sweep()));
+    } catch (IOException | RuntimeException e) {
+      // A sweep file that cannot be read or is not the documented shape; a call never gets here.
+      throw new StepFailed("cannot read KXM_SWEEP: " + e, "sweep_file");
+    }
+    add("sweep", facts("calls", calls));
   }
 }

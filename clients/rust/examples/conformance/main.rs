@@ -6,9 +6,14 @@
 //! call fails unexpectedly the transcript ends with a "failed" step, "ok" is false, "error" says why
 //! and the exit status is 1.
 //!
-//! Environment: KXM_ADDR (host:port, plaintext), KXM_TOKEN, KXM_NAME_PREFIX.
+//! Environment: KXM_ADDR (host:port, plaintext), KXM_TOKEN, KXM_NAME_PREFIX; KXM_TLS_ADDR, KXM_TLS_CA and
+//! KXM_TLS_TOKEN (a TLS hub, the PEM file of the CA that signed its certificate, a project token there); KXM_SWEEP
+//! (the contract sweep's calls, written by tests/conformance_sweep.py; run by sweep.rs).
 //! Run: `cargo run --example conformance` (or `target/debug/examples/conformance` after `cargo build --examples`).
 //! The same scenario, step by step, is in clients/python/conformance.py and the other clients.
+
+mod rpcs;
+mod sweep;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -20,16 +25,17 @@ use kxm_client::v1::message_service_client::MessageServiceClient;
 use kxm_client::v1::subscribe_response::Event;
 use kxm_client::v1::{
     AckMessagesRequest, AcquireLeaseRequest, ChannelCommand, ChannelReady, ChannelResult, CheckFenceRequest,
-    FanoutMessagesRequest, FanoutStatus, GetMessageRequest, MessageState, OpenChannelRequest, Presence,
-    RegisterAgentRequest, RegisterAgentResponse, ReleaseLeaseRequest, ReplyToMessageRequest, SendMessageRequest,
-    SubscribeRequest, SubscribeResponse, WaitMessageRequest, channel_command, channel_result,
+    CredentialKind, FanoutMessagesRequest, FanoutStatus, GetCallerIdentityRequest, GetMessageRequest, MessageState,
+    OpenChannelRequest, Presence, RegisterAgentRequest, RegisterAgentResponse, ReleaseLeaseRequest,
+    ReplyToMessageRequest, SendMessageRequest, SubscribeRequest, SubscribeResponse, WaitMessageRequest,
+    channel_command, channel_result,
 };
 use serde_json::{Map, Value, json};
 use tokio::sync::{Barrier, mpsc};
 use tokio::task::JoinHandle;
 use tonic::codegen::tokio_stream::wrappers::UnboundedReceiverStream;
 use tonic::metadata::{MetadataMap, MetadataValue};
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use tonic_types::StatusExt;
 
 const DEADLINE: Duration = Duration::from_secs(10); // every unary call
@@ -49,6 +55,7 @@ const FANOUT_KEY_PREFIX: &str = "conformance-fanout";
 const RESUME: [&str; 2] = ["conformance resume 1", "conformance resume 2"];
 const CHANNEL_REQUEST: &str = "conformance channel request";
 const CHANNEL_REPLY: &str = "conformance channel reply";
+const REDELIVER: &str = "conformance redeliver";
 
 /// Canonical gRPC status code names, indexed by code number.
 const CODE_NAMES: [&str; 17] = [
@@ -173,9 +180,34 @@ impl Inbox {
         }
     }
 
+    /// Read the stream to its end, skipping presence events: the status code's name it ended with
+    /// ("OK" when it ended without error) and the google.rpc.ErrorInfo reason ("" when none).
+    async fn end(&mut self) -> Result<(String, String)> {
+        loop {
+            match self.next().await {
+                Ok(ev) if event_kind(&ev) == "presence" => {}
+                Ok(ev) => {
+                    return Err(Failure::step(format!("unexpected {} event", event_kind(&ev)), "unexpected_event"));
+                }
+                Err(Failure::Status(status)) => {
+                    let reason = status.get_details_error_info().map(|info| info.reason).unwrap_or_default();
+                    return Ok((code_name(status.code()), reason));
+                }
+                Err(Failure::Step { error: "stream_ended", .. }) => return Ok(("OK".into(), String::new())),
+                Err(failure) => return Err(failure),
+            }
+        }
+    }
+
     /// Drop the stream (dropping the response stream cancels the call).
     fn close(&self) {
         self.reader.abort();
+    }
+}
+
+impl Drop for Inbox {
+    fn drop(&mut self) {
+        self.close(); // every way out of a step cancels the streams it opened
     }
 }
 
@@ -309,13 +341,24 @@ macro_rules! outcome {
     };
 }
 
+/// The TLS hub of the `tls` step: its address (host:port), the PEM file of the CA that signed its
+/// certificate, and a project token there.
+struct Tls {
+    addr: String,
+    ca: String,
+    token: String,
+}
+
 struct Scenario {
     prefix: String,
     project: MetadataMap,
     md: HashMap<&'static str, MetadataMap>,
+    channel: Channel,
     agents: AgentServiceClient<Channel>,
     messages: MessageServiceClient<Channel>,
     leases: LeaseServiceClient<Channel>,
+    tls: Tls,
+    sweep_file: String,
     steps: Vec<Value>,
 }
 
@@ -371,15 +414,25 @@ impl Scenario {
         self.get_missing().await?;
         self.lease().await?;
         self.resume(&mut inbox_b).await?;
-        self.channel().await
+        self.channel().await?;
+        self.redeliver().await?;
+        self.tls().await?;
+        self.sweep().await
     }
 
     /// Register agent `<prefix>-<suffix>` and keep its credentials for the calls made as it.
     async fn register_agent(&mut self, suffix: &'static str) -> Result<RegisterAgentResponse> {
+        self.register_with_key(suffix, String::new()).await
+    }
+
+    /// Register agent `<prefix>-<suffix>`, resuming it with `previous_key` (its current key) unless
+    /// empty, and keep its credentials (the key this registration returned) for the calls made as it.
+    async fn register_with_key(&mut self, suffix: &'static str, previous_key: String) -> Result<RegisterAgentResponse> {
         let req = RegisterAgentRequest {
             name: self.name(suffix),
             purpose: "conformance".into(),
             model: "rust".into(),
+            previous_key,
             ..Default::default()
         };
         let resp = self.agents.register_agent(request(&self.project, req, DEADLINE)).await?.into_inner();
@@ -772,29 +825,137 @@ impl Scenario {
         );
         Ok(())
     }
+
+    // 11. e's unacknowledged message comes again after the hub ended e's stream (a new key) and e resumed
+    async fn redeliver(&mut self) -> Result<()> {
+        let registered = self.register_agent("e").await?;
+        let (mut old, ready) = self.open_inbox("e", 0).await?;
+        let send = SendMessageRequest { target: self.name("e"), content: REDELIVER.into(), ..Default::default() };
+        self.messages.clone().send_message(request(self.md("a"), send, DEADLINE)).await?;
+        let (_, first) = old.next_message().await?; // and not acknowledged
+        // Registering again with the current key replaces the key (kept for e's calls from now on);
+        // the hub ends the stream opened with the old one.
+        let resumed = self.register_with_key("e", registered.agent_key).await?;
+        let (end_code, end_reason) = old.end().await?;
+        let cursor = old.seen;
+        let (mut new, again) = self.open_inbox("e", cursor).await?;
+        let (event, message) = new.next_message().await?;
+        let ack = AckMessagesRequest { message_ids: vec![message.id.clone()] };
+        let acked = self.messages.clone().ack_messages(request(self.md("e"), ack, DEADLINE)).await?.into_inner();
+        new.close();
+        let ready_after_seq = match &again.event {
+            Some(Event::Ready(r)) => Some(r.after_seq),
+            _ => None,
+        };
+        self.add(
+            "redeliver",
+            facts! {
+                "e_ready": event_kind(&ready) == "ready",
+                "resumed": resumed.resumed,
+                "end_code": end_code,
+                "end_reason": end_reason,
+                "ready_after_seq_is_cursor": ready_after_seq == Some(cursor),
+                "redelivered": event.redelivered,
+                "same_id": message.id == first.id,
+                "content_equal": message.content == REDELIVER,
+                "ack_state": acked.messages.first().map_or("NONE", |x| state_name(x.state)),
+            },
+        );
+        Ok(())
+    }
+
+    // 12. a new connection over TLS that trusts only the given CA (rustls verifies the IP in the
+    // certificate's subjectAltName against the host of KXM_TLS_ADDR)
+    async fn tls(&mut self) -> Result<()> {
+        let ca = std::fs::read(&self.tls.ca)
+            .map_err(|e| Failure::step(format!("cannot read KXM_TLS_CA {}: {e}", self.tls.ca), "bad_tls_ca"))?;
+        let host = self.tls.addr.rsplit_once(':').map_or(self.tls.addr.as_str(), |(host, _)| host);
+        let config = ClientTlsConfig::new()
+            .ca_certificate(Certificate::from_pem(ca))
+            .domain_name(host.trim_start_matches('[').trim_end_matches(']'));
+        let endpoint = Endpoint::from_shared(format!("https://{}", self.tls.addr))
+            .and_then(|endpoint| endpoint.tls_config(config))
+            .map_err(|e| Failure::step(format!("bad KXM_TLS_ADDR: {e}"), "bad_address"))?;
+        let channel = connect(endpoint);
+        let md = bearer(&self.tls.token)?;
+        let identity = AgentServiceClient::new(channel)
+            .get_caller_identity(request(&md, GetCallerIdentityRequest {}, DEADLINE))
+            .await?
+            .into_inner();
+        let kind = CredentialKind::try_from(identity.credential_kind).map_or("UNKNOWN", |k| k.as_str_name());
+        self.add("tls", facts! {"credential_kind": kind});
+        Ok(())
+    }
+
+    // 13. every call of the contract sweep, through the generated clients (sweep.rs, rpcs.rs)
+    async fn sweep(&mut self) -> Result<()> {
+        let calls = sweep::load(&self.sweep_file).map_err(|e| Failure::step(e, "bad_sweep"))?;
+        let recorded = sweep::run(&self.channel, &calls).await;
+        self.add("sweep", facts! {"calls": recorded});
+        Ok(())
+    }
 }
 
-async fn run_scenario(addr: &str, token: &str, prefix: &str, steps: &mut Vec<Value>) -> Result<()> {
-    let endpoint = Endpoint::from_shared(format!("http://{addr}"))
-        .map_err(|e| Failure::step(format!("bad KXM_ADDR: {e}"), "bad_address"))?;
-    let channel = endpoint
+/// A channel to `endpoint`, connected on its first call.
+fn connect(endpoint: Endpoint) -> Channel {
+    endpoint
         // The hub accepts client keepalive pings no more often than every 10 s.
         .http2_keep_alive_interval(Duration::from_secs(30))
         .keep_alive_timeout(Duration::from_secs(10))
         .keep_alive_while_idle(true)
         .connect_timeout(DEADLINE)
-        .connect_lazy();
-    let mut project = MetadataMap::new();
-    let bearer: MetadataValue<_> =
+        .connect_lazy()
+}
+
+/// The metadata of calls made with a project token.
+fn bearer(token: &str) -> Result<MetadataMap> {
+    let mut md = MetadataMap::new();
+    let value: MetadataValue<_> =
         format!("Bearer {token}").parse().map_err(|_| Failure::step("token is not ASCII", "bad_metadata"))?;
-    project.insert("authorization", bearer);
+    md.insert("authorization", value);
+    Ok(md)
+}
+
+/// What the program reads from its environment (all of it required).
+struct Inputs {
+    addr: String,
+    token: String,
+    prefix: String,
+    tls: Tls,
+    sweep_file: String,
+}
+
+impl Inputs {
+    const NAMES: &str = "KXM_ADDR, KXM_TOKEN, KXM_NAME_PREFIX, KXM_TLS_ADDR, KXM_TLS_CA, KXM_TLS_TOKEN and KXM_SWEEP";
+
+    /// The inputs, or `None` when one is missing or empty.
+    fn from_env() -> Option<Inputs> {
+        let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        Some(Inputs {
+            addr: env("KXM_ADDR")?,
+            token: env("KXM_TOKEN")?,
+            prefix: env("KXM_NAME_PREFIX")?,
+            tls: Tls { addr: env("KXM_TLS_ADDR")?, ca: env("KXM_TLS_CA")?, token: env("KXM_TLS_TOKEN")? },
+            sweep_file: env("KXM_SWEEP")?,
+        })
+    }
+}
+
+async fn run_scenario(inputs: Inputs, steps: &mut Vec<Value>) -> Result<()> {
+    let Inputs { addr, token, prefix, tls, sweep_file } = inputs;
+    let endpoint = Endpoint::from_shared(format!("http://{addr}"))
+        .map_err(|e| Failure::step(format!("bad KXM_ADDR: {e}"), "bad_address"))?;
+    let channel = connect(endpoint);
     let mut s = Scenario {
-        prefix: prefix.to_string(),
-        project,
+        prefix,
+        project: bearer(&token)?,
         md: HashMap::new(),
         agents: AgentServiceClient::new(channel.clone()),
         messages: MessageServiceClient::new(channel.clone()),
-        leases: LeaseServiceClient::new(channel),
+        leases: LeaseServiceClient::new(channel.clone()),
+        channel,
+        tls,
+        sweep_file,
         steps: Vec::new(),
     };
     let result = s.run().await;
@@ -811,17 +972,14 @@ async fn run_scenario(addr: &str, token: &str, prefix: &str, steps: &mut Vec<Val
 
 #[tokio::main]
 async fn main() {
-    let env = |k: &str| std::env::var(k).unwrap_or_default();
-    let (addr, token, prefix) = (env("KXM_ADDR"), env("KXM_TOKEN"), env("KXM_NAME_PREFIX"));
     let mut steps = Vec::new();
-    let error = if addr.is_empty() || token.is_empty() || prefix.is_empty() {
-        Some("set KXM_ADDR, KXM_TOKEN and KXM_NAME_PREFIX".to_string())
-    } else {
-        match run_scenario(&addr, &token, &prefix, &mut steps).await {
+    let error = match Inputs::from_env() {
+        None => Some(format!("set {}", Inputs::NAMES)),
+        Some(inputs) => match run_scenario(inputs, &mut steps).await {
             Ok(()) => None,
             Err(Failure::Status(status)) => Some(format!("{:?}: {}", status.code(), status.message())),
             Err(Failure::Step { detail, .. }) => Some(detail),
-        }
+        },
     };
     let mut out = json!({"language": "rust", "ok": error.is_none(), "steps": steps});
     if let Some(error) = error {
