@@ -1,13 +1,14 @@
 """The contract sweep of the conformance test: every RPC of ``kxm.v1``, called from every language.
 
-``build(address, admin_token, prefix)`` makes a project of its own on the hub, creates in it what
+``build(address, prefix)`` makes a project of its own on the hub, creates in it what
 the calls need, and returns a ``Sweep``: the calls (method, credentials metadata, the request's
 bytes) for the programs, in the JSON shape docs/clients.md ("The contract sweep") describes, and
 for each call how its outcome becomes facts. ``facts(sweep, recorded)`` turns a program's
 ``sweep`` step into those facts; transcripts compare them, never ids or times.
 
 Write a sweep for a hand run of one program:
-``.venv/bin/python -m tests.conformance_sweep --addr 127.0.0.1:7331 --admin-token T --prefix p > sweep.json``.
+``.venv/bin/python -m tests.conformance_sweep --addr 127.0.0.1:7331 --prefix p > sweep.json`` (the hub
+started with ``--admin-token test-admin-token-0123456789 --stale-after 3600``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from google.protobuf import descriptor_pool, message_factory
+from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from kxm_grpc.client import HubClient
@@ -229,14 +231,19 @@ def _order(method: str) -> tuple[int, int]:
     return (0 if RPCS[method].read_only else 1, 0)
 
 
-def build(address: str, admin_token: str, prefix: str) -> Sweep:
+def build(address: str, prefix: str) -> Sweep:
     """A project named ``prefix`` holding one object of every kind (B9's world: agents, messages in
     every state, leases, runtimes with sync events, an operator, session tokens, workflow
     definitions and runs in every state with their journals, state, skills, context items and
     memory), and a call of every RPC naming that project's own objects (B9's first probe of each
     RPC, built with the project as both the owner and the caller), with the first credential the
-    RPC admits. Needs the hub's admin token to be tests.conftest's ``ADMIN_TOKEN``."""
-    assert admin_token == ADMIN_TOKEN, "B9's world is built with tests.conftest.ADMIN_TOKEN"
+    RPC admits. The hub's admin token must be tests.conftest's ``ADMIN_TOKEN`` (B9's worlds are
+    built with it), and its ``--stale-after`` long enough that no agent of the world lapses while
+    the sweep runs.
+
+    Raises:
+        HubError: the hub refused a call that builds the world (a wrong admin token among them).
+    """
     world = asyncio.run(_world(address, prefix))
     sweep = Sweep()
     sweep.add(
@@ -254,15 +261,15 @@ def build(address: str, admin_token: str, prefix: str) -> Sweep:
         list(_bearer(ADMIN_TOKEN)),
     )
     for method in sorted(b9.CASES, key=lambda m: (_order(m), m)):
-        facts = RPCS[method]
+        rpc = RPCS[method]
         case = b9.CASES[method]
         request = case.probes[0].build(world, world)
         if method == "/kxm.v1.AgentService/RegisterAgent":
             request = agent_service_pb2.RegisterAgentRequest(name=f"{prefix}-new", purpose="sweep", model="sweep")
         service_method = method.removeprefix("/")
-        if facts.client_streaming:
+        if rpc.client_streaming:
             kind = "bidi_stream"
-        elif facts.server_streaming:
+        elif rpc.server_streaming:
             kind = "server_stream"
         else:
             kind = "unary"
@@ -313,8 +320,6 @@ def shape(responses: list[Message]) -> Facts:
 
 
 def _walk(message: Message, prefix: str, paths: set[str], values: dict[str, set[Any]]) -> None:
-    from google.protobuf.descriptor import FieldDescriptor
-
     if message.DESCRIPTOR.full_name in _OPAQUE:
         paths.add(prefix.rstrip(".") or "(value)")
         return
@@ -355,10 +360,9 @@ chance): only whether they are set."""
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--addr", required=True)
-    parser.add_argument("--admin-token", required=True)
     parser.add_argument("--prefix", required=True)
     args = parser.parse_args(argv)
-    sweep = build(args.addr, args.admin_token, args.prefix)
+    sweep = build(args.addr, args.prefix)
     sys.stdout.write(json.dumps(sweep.as_json()) + "\n")
     return 0
 

@@ -48,6 +48,11 @@ type Client struct {
 	agentID  string
 	agentKey string
 
+	// closing is closed by Close (once, before the connection): a subscription then ends for good
+	// instead of retrying the CANCELLED of every new stream on the closed connection.
+	closing   chan struct{}
+	closeOnce sync.Once
+
 	agents    kxmv1.AgentServiceClient
 	messages  kxmv1.MessageServiceClient
 	leases    kxmv1.LeaseServiceClient
@@ -90,7 +95,7 @@ func New(opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{config: cfg, timeout: cfg.Timeout, agentID: cfg.AgentID, agentKey: cfg.AgentKey}
+	c := &Client{config: cfg, timeout: cfg.Timeout, agentID: cfg.AgentID, agentKey: cfg.AgentKey, closing: make(chan struct{})}
 	dial := append([]grpc.DialOption{
 		grpc.WithTransportCredentials(transport),
 		grpc.WithKeepaliveParams(keepaliveParams),
@@ -144,8 +149,55 @@ func transportCredentials(cfg Config) (credentials.TransportCredentials, error) 
 	return credentials.NewTLS(config), nil
 }
 
-// Close closes the connection; calls in flight and open streams end with CANCELLED.
-func (c *Client) Close() error { return c.conn.Close() }
+// Close closes the connection; calls in flight and open streams end with CANCELLED, and so does
+// every subscription of the client (its Events is closed, its Err is a CANCELLED *Error).
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() { close(c.closing) })
+	return c.conn.Close()
+}
+
+// isClosed is whether Close was called.
+func (c *Client) isClosed() bool {
+	select {
+	case <-c.closing:
+		return true
+	default:
+		return false
+	}
+}
+
+// String shows the client without its secrets: the address, the project and the agent it acts
+// as (never the token, the agent key or the tool-policy tokens), so a Client can be printed or logged.
+func (c *Client) String() string {
+	if c == nil {
+		return "hub.Client(nil)"
+	}
+	return fmt.Sprintf("hub.Client{Address: %q, Project: %q, AgentID: %q}", c.config.Address, c.config.Project, c.AgentID())
+}
+
+// GoString is String, so %#v does not show the secrets either.
+func (c *Client) GoString() string { return c.String() }
+
+// Format prints String with every verb (GoString with %#v), so no verb shows the fields.
+func (c *Client) Format(f fmt.State, verb rune) { format(f, verb, c.String()) }
+
+// format writes text, the String of a value holding secrets, as fmt would for the verb: width,
+// precision and flags apply to %v, %s and %q; any other verb is shown as fmt shows a bad verb, with
+// text instead of the value's fields.
+func format(f fmt.State, verb rune, text string) {
+	switch verb {
+	case 'v':
+		if f.Flag('#') {
+			_, _ = io.WriteString(f, text)
+			return
+		}
+		fallthrough
+	case 's', 'q':
+		_, _ = fmt.Fprintf(f, fmt.FormatString(f, verb), text)
+	default:
+		_, _ = fmt.Fprintf(f, "%%!%c(%s)", verb, text)
+	}
+}
 
 // Conn is the client's gRPC connection, for stubs of other services (health, reflection). Calls
 // on it get the client's metadata, default deadline and error decoding too.

@@ -3,8 +3,10 @@ package hub
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -191,6 +193,78 @@ func TestSubscribeStopsOnClose(t *testing.T) {
 	}
 	if !errors.Is(sub.Err(), context.Canceled) {
 		t.Fatalf("after cancel: %v", sub.Err())
+	}
+}
+
+// drained waits until sub's Events is closed, as a `for range sub.Events()` consumer does, failing
+// the test when it is still open after 5 s.
+func drained(t *testing.T, sub *Subscription) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range sub.Events() {
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Events still open 5 s after the client was closed")
+	}
+}
+
+func TestSubscribeEndsWhenTheClientCloses(t *testing.T) {
+	// An open stream (the fake keeps it open until the client goes), one whose consumer is not
+	// reading (an event waits to be taken) and one made after Close: each ends CANCELLED.
+	fake := &fakeHub{streams: [][]*kxmv1.SubscribeResponse{{message("m1", 1, false)}}, ends: []error{nil}}
+	c := serve(t, fake)
+	unread := c.Subscribe(context.Background(), 0)
+	if ev := <-unread.Events(); ev.GetReady() == nil {
+		t.Fatalf("first event %v", ev)
+	}
+	open := c.Subscribe(context.Background(), 0)
+	if ev := <-open.Events(); ev.GetReady() == nil {
+		t.Fatalf("first event %v", ev)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	late := c.Subscribe(context.Background(), 0)
+	for name, sub := range map[string]*Subscription{"open": open, "unread": unread, "late": late} {
+		drained(t, sub)
+		if e := FromError(sub.Err()); e == nil || e.Code != codes.Canceled {
+			t.Fatalf("%s: ended with %v, want CANCELLED", name, sub.Err())
+		}
+		sub.Close() // after the end: returns at once, Err stays
+		if FromError(sub.Err()).Code != codes.Canceled {
+			t.Fatalf("%s: Err after Close: %v", name, sub.Err())
+		}
+	}
+}
+
+func TestClientHidesSecrets(t *testing.T) {
+	hermetic(t)
+	c, err := New(WithAddress("10.0.0.1:7000"), WithToken("secret-token"), WithProject("blue"),
+		WithAgent("agt_1", "secret-key"), WithAttemptToken("secret-attempt"), WithSessionToken("secret-session"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.UseAgent("agt_2", "secret-key-2")
+	text := fmt.Sprintf("%v %+v %#v", c, c, c)
+	other := fmt.Sprintf("%s %q %d %x %10.40v %v %+v", c, c, c, c, c, []any{c}, struct{ C *Client }{c})
+	for _, shown := range []string{text, other} {
+		if strings.Contains(shown, "secret") {
+			t.Fatalf("a secret is shown: %s", shown)
+		}
+	}
+	want := `hub.Client{Address: "10.0.0.1:7000", Project: "blue", AgentID: "agt_2"}`
+	if c.String() != want || c.GoString() != want || text != want+" "+want+" "+want {
+		t.Fatalf("shown as %s", text)
+	}
+	var none *Client
+	if got := fmt.Sprint(none); got != "hub.Client(nil)" {
+		t.Fatal(got)
 	}
 }
 

@@ -58,6 +58,12 @@ func (c Config) String() string {
 		secret(c.AttemptToken), secret(c.SessionToken), c.TLSCA, c.TLSCert, c.TLSKey, c.Timeout, c.CredentialsFile)
 }
 
+// GoString is String, so %#v does not show the secrets either.
+func (c Config) GoString() string { return c.String() }
+
+// Format prints String with every verb (GoString with %#v), so no verb shows the secrets.
+func (c Config) Format(f fmt.State, verb rune) { format(f, verb, c.String()) }
+
 // Resolve fills every setting the options leave out as the Python client's resolve does:
 //
 //   - address: WithAddress, KXM_ADDR, the credentials file's "address", 127.0.0.1:7331;

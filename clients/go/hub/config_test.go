@@ -217,8 +217,24 @@ func TestNewRefuses(t *testing.T) {
 
 func TestConfigHidesSecrets(t *testing.T) {
 	hermetic(t)
-	text := fmt.Sprintf("%+v", Resolve(WithToken("secret-token"), WithAgent("agt_1", "secret-key")))
-	if strings.Contains(text, "secret") || !strings.Contains(text, "agt_1") {
+	cfg := Resolve(WithToken("secret-token"), WithAgent("agt_1", "secret-key"),
+		WithAttemptToken("secret-attempt"), WithSessionToken("secret-session"))
+	text := fmt.Sprintf("%v %+v %#v", cfg, cfg, cfg)
+	other := fmt.Sprintf("%s %q %d %x %v %+v %#v", cfg, cfg, cfg, cfg, &cfg, []Config{cfg}, struct{ C Config }{cfg})
+	for _, shown := range []string{text, other} {
+		if strings.Contains(shown, "secret") || !strings.Contains(shown, "agt_1") {
+			t.Fatalf("shown as %s", shown)
+		}
+	}
+	if cfg.GoString() != cfg.String() || !strings.Contains(text, `Token: (set) from "WithToken"`) {
 		t.Fatal(text)
+	}
+	c, err := New(WithToken("secret-token"), WithAgent("agt_1", "secret-key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if shown := fmt.Sprintf("%v %+v %#v", c.Config(), c.Config(), c.Config()); strings.Contains(shown, "secret") {
+		t.Fatalf("the client's Config shows a secret: %s", shown)
 	}
 }

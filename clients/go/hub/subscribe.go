@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	kxmv1 "kxm.dev/hub/clients/go/gen/kxm/v1"
 )
@@ -44,7 +45,8 @@ type Subscription struct {
 // after_seq = the cursor after a jittered backoff (between half and all of a delay starting at
 // 0.1 s, doubling up to 5 s, back to 0.1 s after a ready event). Any other error (bad credentials,
 // the agent's key replaced, a bad argument) ends the subscription: Events is closed and Err returns
-// the *Error.
+// the *Error. Closing the client (Client.Close) ends it too: Events is closed and Err is a
+// CANCELLED *Error.
 //
 // Within one subscription a message is delivered once: a redelivery of one already delivered (its
 // acknowledgement had not reached the hub before a reconnect) is dropped; the latest 1,024 ids are
@@ -60,8 +62,9 @@ func (c *Client) Subscribe(ctx context.Context, afterSeq uint64) *Subscription {
 // Events delivers the subscription's events in order. It is closed when the subscription ends.
 func (s *Subscription) Events() <-chan *kxmv1.SubscribeResponse { return s.events }
 
-// Err is why the subscription ended, once Events is closed: the *Error that ended it, the context's
-// error when the context given to Subscribe was cancelled, nil after Close (and while it runs).
+// Err is why the subscription ended, once Events is closed: the *Error that ended it (CANCELLED when
+// the client was closed), the context's error when the context given to Subscribe was cancelled,
+// nil after Close (and while it runs).
 func (s *Subscription) Err() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -77,8 +80,8 @@ func (s *Subscription) Close() {
 	<-s.done
 }
 
-// run opens the stream, and again after every resumable end, until the context is done or an error
-// ends the subscription.
+// run opens the stream, and again after every resumable end, until the context is done, the client
+// is closed or an error ends the subscription.
 func (s *Subscription) run(ctx context.Context, c *Client, afterSeq uint64) {
 	defer close(s.done)
 	defer close(s.events)
@@ -91,6 +94,10 @@ func (s *Subscription) run(ctx context.Context, c *Client, afterSeq uint64) {
 			s.end(ctx.Err())
 			return
 		}
+		if c.isClosed() { // every new stream would fail CANCELLED: ErrClientConnClosing
+			s.end(clientClosed(err))
+			return
+		}
 		if !resumable(err) {
 			s.end(err)
 			return
@@ -101,6 +108,9 @@ func (s *Subscription) run(ctx context.Context, c *Client, afterSeq uint64) {
 		case <-time.After(wait):
 		case <-ctx.Done():
 			s.end(ctx.Err())
+			return
+		case <-c.closing:
+			s.end(clientClosed(nil))
 			return
 		}
 		delay = min(maxBackoff, delay*2)
@@ -138,6 +148,8 @@ func (s *Subscription) stream(ctx context.Context, c *Client, cursor *uint64, de
 		case s.events <- event:
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-c.closing:
+			return clientClosed(nil)
 		}
 	}
 }
@@ -150,6 +162,15 @@ func (s *Subscription) end(err error) {
 		err = nil
 	}
 	s.err = err
+}
+
+// clientClosed is why a subscription of a closed client ended: the stream's own error when it is
+// CANCELLED (the connection closing), else a CANCELLED *Error saying the client was closed.
+func clientClosed(err error) error {
+	if e := FromError(err); e != nil && e.Code == codes.Canceled {
+		return e
+	}
+	return FromError(status.Error(codes.Canceled, "hub: the client was closed"))
 }
 
 // resumable is whether a stream that ended with err is opened again: it ended OK, or the hub stopped

@@ -54,7 +54,7 @@ impl From<ReviewEnvelope> for AssignmentResult {
 
 impl Client {
     /// This agent's open assignments, oldest first, as [`Assignments`]: a stream that waits while
-    /// there is none. Nothing is sent until it is first read.
+    /// there is none new. Nothing is sent until it is first read.
     pub fn assignments(&self) -> Assignments {
         Assignments {
             client: self.clone(),
@@ -86,7 +86,7 @@ impl Client {
 }
 
 /// One assignment this agent holds ([`Client::assignments`]).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Assignment {
     /// The assignment: its step, instructions, outcomes, and the `attempt_token` for calls made
     /// on its behalf (`ClientBuilder::attempt_token`).
@@ -94,6 +94,21 @@ pub struct Assignment {
     /// Its context packet and brief, when read with [`Assignments::include_context`].
     pub packet: Option<AssignmentPacket>,
     client: Client,
+}
+
+impl std::fmt::Debug for Assignment {
+    /// The request (its `attempt_token`, a secret, shown as `<redacted>`), the packet and the client.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut request = self.request.clone();
+        if !request.attempt_token.is_empty() {
+            request.attempt_token = "<redacted>".to_owned();
+        }
+        f.debug_struct("Assignment")
+            .field("request", &request)
+            .field("packet", &self.packet)
+            .field("client", &self.client)
+            .finish()
+    }
 }
 
 impl Assignment {
@@ -116,10 +131,12 @@ impl Assignment {
 /// read with [`next`](Self::next).
 ///
 /// Each read is a `NextAssignment` after the last assignment yielded; when there is none after
-/// it, the next read starts from the oldest again, after a wait that grows from 0.05 s to 1 s
-/// (back to 0.05 s after an assignment). So one still open after it was yielded (passed over, or
-/// its `complete` failed) comes again after a wait: nothing is lost by skipping it. A failed read
-/// is yielded once and ends the stream. Dropping it stops it.
+/// it, the next read starts from the oldest again at once (an older one may still be open). When
+/// a read from the oldest finds nothing new (none at all, or one already yielded since the last
+/// wait), the stream waits before reading from the oldest again: 0.05 s at first, doubling up to
+/// 1 s ([`poll`](Self::poll)), back to 0.05 s after an assignment. So one still open after it
+/// was yielded (passed over, or its `complete` failed) comes again after the next wait: nothing
+/// is lost by skipping it. A failed read is yielded once and ends the stream. Dropping it stops it.
 pub struct Assignments {
     client: Client,
     include_context: bool,
@@ -258,5 +275,21 @@ mod tests {
         assert_eq!(assignments.delay, MIN_POLL * 2);
         assert!(assignments.found(answer("asg_1")).is_some());
         assert_eq!(assignments.delay, MIN_POLL);
+        // Nothing at all from the oldest: wait.
+        assignments.cursor.clear();
+        assert!(assignments.found(answer("")).is_none());
+        assert!(matches!(assignments.state, State::Waiting(_)));
+    }
+
+    #[tokio::test]
+    async fn debug_shows_no_attempt_token() {
+        let client = crate::client::test_client();
+        let request = AssignmentRequest {
+            assignment_id: "asg_1".into(),
+            attempt_token: "secret-attempt".into(),
+            ..AssignmentRequest::default()
+        };
+        let shown = format!("{:?}", Assignment { request, packet: None, client });
+        assert!(!shown.contains("secret-attempt") && shown.contains("<redacted>") && shown.contains("asg_1"), "{shown}");
     }
 }

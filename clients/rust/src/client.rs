@@ -101,6 +101,13 @@ pub struct ClientBuilder {
     timeout: Option<Duration>,
 }
 
+impl std::fmt::Debug for ClientBuilder {
+    /// The options given (a token's, key's or tool-policy token's value shown as `<redacted>`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientBuilder").field("options", &self.options).field("timeout", &self.timeout).finish()
+    }
+}
+
 impl ClientBuilder {
     /// The hub's address, `host:port` (several comma-separated addresses are not supported).
     pub fn address(mut self, address: impl Into<String>) -> Self {
@@ -497,11 +504,26 @@ impl Client {
 }
 
 /// A RegisterAgent call ([`Client::register`]); await it (it is an `IntoFuture`).
-#[derive(Debug)]
 #[must_use = "a call does nothing until it is awaited"]
 pub struct RegisterCall {
     client: Client,
     request: RegisterAgentRequest,
+}
+
+impl std::fmt::Debug for RegisterCall {
+    /// The client and the request, with the previous key (if any) shown as `<redacted>`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let RegisterAgentRequest { name, purpose, model, host, previous_key } = &self.request;
+        let previous_key = (!previous_key.is_empty()).then_some(config::Redacted);
+        f.debug_struct("RegisterCall")
+            .field("client", &self.client)
+            .field("name", name)
+            .field("purpose", purpose)
+            .field("model", model)
+            .field("host", host)
+            .field("previous_key", &previous_key)
+            .finish()
+    }
 }
 
 impl RegisterCall {
@@ -547,6 +569,7 @@ impl IntoFuture for RegisterCall {
 
 /// A SendMessage call ([`Client::send`]); await it (it is an `IntoFuture`). For fields not set
 /// here (delivery, ttl, correlation...), call `client.messages().send_message(...)`.
+// Debug derived: the client's Debug shows no secret, and the request holds none.
 #[derive(Debug)]
 #[must_use = "a call does nothing until it is awaited"]
 pub struct SendCall {
@@ -629,6 +652,26 @@ mod tests {
     fn building_outside_a_runtime_is_an_error_not_a_panic() {
         let error = Client::builder().build_from(settings("127.0.0.1:9", None)).expect_err("no runtime");
         assert!(error.is_config() && error.to_string().contains("Tokio runtime"), "{error}");
+    }
+
+    #[tokio::test]
+    async fn debug_shows_no_token_or_key() {
+        let builder = Client::builder()
+            .address("127.0.0.1:9")
+            .token("secret-token")
+            .agent("agt_1", "secret-key")
+            .attempt_token("secret-attempt")
+            .session_token("secret-session");
+        let settings = config::resolve(&builder.options, &|_| None, std::path::Path::new("/nonexistent/kxm-client-test"));
+        let client = builder.clone().build_from(settings).expect("client");
+        let register = client.register("alice").previous_key("secret-previous");
+        let send = client.send("bob", "hello");
+        let shown = [format!("{builder:?}"), format!("{client:?}"), format!("{register:?}"), format!("{send:?}")];
+        for shown in shown {
+            assert!(!shown.contains("secret-"), "{shown}");
+        }
+        assert!(format!("{builder:?}").contains("<redacted>") && format!("{register:?}").contains("<redacted>"));
+        assert!(format!("{client:?}").contains("agt_1") && format!("{register:?}").contains("alice"));
     }
 
     #[test]

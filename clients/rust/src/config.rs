@@ -17,6 +17,20 @@ use crate::json::{self, Value};
 /// What a client dials when neither an option, `KXM_ADDR` nor the credentials file names a hub.
 pub const DEFAULT_ADDRESS: &str = "127.0.0.1:7331";
 
+/// What a `Debug` impl shows for a secret (a token, an agent key): `<redacted>`.
+pub(crate) struct Redacted;
+
+impl std::fmt::Debug for Redacted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<redacted>")
+    }
+}
+
+/// Whether a secret is set, for a `Debug` impl: `Some(<redacted>)` or `None`, never its value.
+pub(crate) fn redacted(secret: &Option<String>) -> Option<Redacted> {
+    secret.as_ref().map(|_| Redacted)
+}
+
 /// What the builder was given (None: resolve it).
 #[derive(Clone, Default)]
 pub(crate) struct Options {
@@ -33,6 +47,25 @@ pub(crate) struct Options {
     pub(crate) session_token: Option<String>,
 }
 
+impl std::fmt::Debug for Options {
+    /// Everything but the secrets' values (the token, agent key and tool-policy tokens).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Options")
+            .field("address", &self.address)
+            .field("token", &redacted(&self.token))
+            .field("admin", &self.admin)
+            .field("project", &self.project)
+            .field("agent_id", &self.agent_id)
+            .field("agent_key", &redacted(&self.agent_key))
+            .field("tls_ca", &self.tls_ca)
+            .field("tls_cert", &self.tls_cert)
+            .field("tls_key", &self.tls_key)
+            .field("attempt_token", &redacted(&self.attempt_token))
+            .field("session_token", &redacted(&self.session_token))
+            .finish()
+    }
+}
+
 /// The TLS files asked for (by option or variable); which of them are needed is the client's check.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct TlsFiles {
@@ -44,7 +77,7 @@ pub(crate) struct TlsFiles {
 }
 
 /// The resolved settings of one client.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub(crate) struct Settings {
     pub(crate) address: String,
     pub(crate) token: Option<String>,
@@ -58,6 +91,24 @@ pub(crate) struct Settings {
     pub(crate) credentials_file: Option<PathBuf>,
     /// What to say when the hub finds no token: every place looked, in order.
     pub(crate) missing_token: String,
+}
+
+impl std::fmt::Debug for Settings {
+    /// Everything but the secrets' values (the token, agent key and tool-policy tokens).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Settings")
+            .field("address", &self.address)
+            .field("token", &redacted(&self.token))
+            .field("project", &self.project)
+            .field("agent_id", &self.agent_id)
+            .field("agent_key", &redacted(&self.agent_key))
+            .field("attempt_token", &redacted(&self.attempt_token))
+            .field("session_token", &redacted(&self.session_token))
+            .field("tls", &self.tls)
+            .field("credentials_file", &self.credentials_file)
+            .field("missing_token", &self.missing_token)
+            .finish()
+    }
 }
 
 /// Resolve `options` with the process's environment, from the current directory.
@@ -345,5 +396,24 @@ mod tests {
         assert_eq!(tls.ca.as_deref(), Some(Path::new("/ca.pem")));
         assert_eq!((tls.cert.as_deref(), tls.key.as_deref()), (Some(Path::new("/c.pem")), Some(Path::new("/k.pem"))));
         assert_eq!((settings.attempt_token.as_deref(), settings.session_token.as_deref()), (Some("att"), Some("ses")));
+    }
+
+    #[test]
+    fn debug_shows_no_secret() {
+        let dir = Folder::new();
+        let options = Options {
+            address: Some("h:1".into()),
+            token: Some("secret-token".into()),
+            agent_id: Some("agt_1".into()),
+            agent_key: Some("secret-key".into()),
+            attempt_token: Some("secret-attempt".into()),
+            session_token: Some("secret-session".into()),
+            ..Options::default()
+        };
+        let settings = run(&options, &[], &dir.0);
+        for shown in [format!("{options:?}"), format!("{settings:?}")] {
+            assert!(!shown.contains("secret-"), "{shown}");
+            assert!(shown.contains("agt_1") && shown.contains("<redacted>"), "{shown}");
+        }
     }
 }

@@ -118,7 +118,10 @@ const readPem = (path: string | undefined, what: string): string | undefined => 
  * or a TLS file cannot be read.
  */
 export class HubClient {
-  /** The settings resolved at construction (the agent may change since: `agentId`). */
+  /**
+   * The settings resolved at construction (the agent may change since: `agentId`). Printing it
+   * (`JSON.stringify`, `util.inspect`) shows the secrets as `(set)`; property access reads them.
+   */
   readonly config: ResolvedConfig;
   /** The hub address dialled. */
   readonly address: string;

@@ -39,7 +39,10 @@ export interface ConfigOptions {
   sessionToken?: string;
 }
 
-/** The settings a client runs with, every one resolved. */
+/**
+ * The settings a client runs with, every one resolved. `resolveConfig` makes it safe to print: its
+ * `toJSON` and `util.inspect` show `token`, `agentKey`, `attemptToken` and `sessionToken` as `(set)`.
+ */
 export interface ResolvedConfig {
   /** The hub's `host:port` (or the base URL, when given as `http://…` / `https://…`). */
   readonly address: string;
@@ -60,6 +63,36 @@ export interface ResolvedConfig {
   readonly tlsKey: string | undefined;
   /** The credentials file that was read (absolute path), or undefined when none applied or existed. */
   readonly credentialsFile: string | undefined;
+}
+
+/** The secret settings of a ResolvedConfig: readable by property access, never printed. */
+const SECRETS = ["token", "agentKey", "attemptToken", "sessionToken"] as const;
+
+/** The config as it is printed: each secret that is set shown as `(set)`. */
+function redacted(config: ResolvedConfig): Record<string, unknown> {
+  const shown: Record<string, unknown> = { ...config };
+  for (const name of SECRETS) {
+    if (shown[name] !== undefined) {
+      shown[name] = "(set)";
+    }
+  }
+  return shown;
+}
+
+/**
+ * The config, safe to print: `JSON.stringify` (its `toJSON`) and Node's `util.inspect` /
+ * `console.log` show every setting with the secrets (token, agent key, tool-policy tokens) as
+ * `(set)`; property access still reads them. Both methods are non-enumerable, so spreading the
+ * config or listing its keys sees the settings only.
+ */
+function hideSecrets(config: ResolvedConfig): ResolvedConfig {
+  return Object.defineProperties(config, {
+    toJSON: { value: (): Record<string, unknown> => redacted(config) },
+    [Symbol.for("nodejs.util.inspect.custom")]: {
+      value: (depth: number, options: object, inspect: (value: unknown, options: object) => string): string =>
+        `ResolvedConfig ${inspect(redacted(config), options)}`,
+    },
+  });
 }
 
 /** The content of a credentials file that matters to a client. */
@@ -203,7 +236,7 @@ export function resolveConfig(options: ConfigOptions = {}, env: Environment = pr
       "the client certificate and its key (tlsCert and tlsKey, KXM_TLS_CERT and KXM_TLS_KEY) go together",
     );
   }
-  return {
+  return hideSecrets({
     address,
     token,
     tokenSource,
@@ -217,5 +250,5 @@ export function resolveConfig(options: ConfigOptions = {}, env: Environment = pr
     tlsCert,
     tlsKey,
     credentialsFile,
-  };
+  });
 }

@@ -6,10 +6,16 @@
 // requests are decoded with the method's generated input type, it is called through Connect's
 // client of its service, and its responses are encoded again with the generated output type. A new
 // RPC of these services is covered without a change here.
+//
+// Unknown fields are never passed through: requests are decoded without them (so Connect encodes
+// only the fields the generated input type knows), and responses, which Connect decodes itself
+// keeping unknown fields, are encoded again without them. A generated type missing a field the
+// server sends therefore shows as a dropped field in the recorded bytes, instead of handing the
+// server's bytes back unchanged.
 import { readFileSync } from "node:fs";
 
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import type { DescMethod, DescService, Message } from "@bufbuild/protobuf";
+import type { BinaryReadOptions, BinaryWriteOptions, DescMethod, DescService, Message } from "@bufbuild/protobuf";
 import { ConnectError, createClient } from "@connectrpc/connect";
 import type { CallOptions, Transport } from "@connectrpc/connect";
 
@@ -41,6 +47,11 @@ export const CODE_NAMES = [
   "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED",
   "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
 ];
+
+/** Decoding a request: fields the generated type does not know are dropped, not kept as unknown. */
+const READ: Partial<BinaryReadOptions> = { readUnknownFields: false };
+/** Encoding a response: unknown fields Connect's decoding kept are not written back. */
+const WRITE: Partial<BinaryWriteOptions> = { writeUnknownFields: false };
 
 /** The code recorded for a method the dispatch does not know. */
 const NOT_IN_CLIENT = "UNIMPLEMENTED_IN_CLIENT";
@@ -144,7 +155,7 @@ async function runCall(table: Map<string, Target>, call: SweepCall): Promise<Cal
   const abort = new AbortController();
   let status: Status = OK;
   try {
-    const requests = call.requests.map((b64) => fromBinary(method.input, Buffer.from(b64, "base64")));
+    const requests = call.requests.map((b64) => fromBinary(method.input, Buffer.from(b64, "base64"), READ));
     const headers = new Headers();
     for (const [key, value] of call.metadata) {
       headers.append(key, value);
@@ -178,7 +189,7 @@ async function runCall(table: Map<string, Target>, call: SweepCall): Promise<Cal
   return {
     name: call.name,
     ...status,
-    responses: received.map((m) => Buffer.from(toBinary(method.output, m)).toString("base64")),
+    responses: received.map((m) => Buffer.from(toBinary(method.output, m, WRITE)).toString("base64")),
   };
 }
 

@@ -1,7 +1,10 @@
 package dev.kxm.conformance;
 
 import com.google.protobuf.Any;
+import com.google.protobuf.DiscardUnknownFieldsParser;
 import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
+import com.google.protobuf.Parser;
 import com.google.rpc.BadRequest;
 import com.google.rpc.ErrorInfo;
 import dev.kxm.v1.AdminServiceGrpc;
@@ -24,7 +27,6 @@ import io.grpc.protobuf.StatusProto;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.StreamObserver;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -47,7 +49,11 @@ import java.util.concurrent.TimeUnit;
  * <p>A method is found by its full name ({@code kxm.v1.AgentService/ListAgents}) among the methods
  * of the generated service descriptors, so a new RPC of a service is covered without a change
  * here; a name no descriptor has is recorded as {@value #NOT_IN_CLIENT}. Requests are decoded and
- * responses encoded again by the method's own marshallers, that is by the generated types.
+ * responses encoded again by the generated types, through their parsers wrapped by {@link
+ * DiscardUnknownFieldsParser} (recursively): protobuf-java keeps unknown fields and writes them
+ * back, so without it a stale generated type would pass the server's bytes through unchanged and a
+ * field the type does not know could not be seen missing. Only the fields the type knows are sent
+ * and recorded.
  */
 final class Sweep {
   static final String NOT_IN_CLIENT = "UNIMPLEMENTED_IN_CLIENT";
@@ -113,10 +119,17 @@ final class Sweep {
   }
 
   private <ReqT, RespT> Outcome invoke(MethodDescriptor<ReqT, RespT> method, Map<?, ?> call) {
+    Parser<ReqT> requestParser = knownFields(method.getRequestMarshaller());
+    Parser<RespT> responseParser = knownFields(method.getResponseMarshaller());
     List<ReqT> requests = new ArrayList<>();
     for (Object encoded : (List<?>) call.get("requests")) {
       byte[] bytes = Base64.getDecoder().decode((String) encoded);
-      requests.add(method.parseRequest(new ByteArrayInputStream(bytes)));
+      try {
+        requests.add(requestParser.parseFrom(bytes));
+      } catch (InvalidProtocolBufferException e) {
+        // As the method's marshaller reports bytes that do not decode.
+        throw Status.INTERNAL.withDescription("Invalid protobuf byte sequence").withCause(e).asRuntimeException();
+      }
     }
     long timeoutMs = ((Number) call.get("timeout_ms")).longValue();
     int wanted = ((Number) call.get("responses")).intValue();
@@ -126,18 +139,22 @@ final class Sweep {
     CallOptions options = CallOptions.DEFAULT.withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS);
     String kind = String.valueOf(call.get("kind"));
     return switch (kind) {
-      case "unary" -> unary(withMetadata, method, options, requests.get(0));
+      case "unary" -> unary(withMetadata, method, responseParser, options, requests.get(0));
       case "server_stream", "bidi_stream" ->
-          stream(withMetadata, method, options, kind, requests, wanted, timeoutMs);
+          stream(withMetadata, method, responseParser, options, kind, requests, wanted, timeoutMs);
       default -> throw new IllegalArgumentException("unknown call kind " + kind);
     };
   }
 
   private static <ReqT, RespT> Outcome unary(
-      Channel channel, MethodDescriptor<ReqT, RespT> method, CallOptions options, ReqT request) {
+      Channel channel,
+      MethodDescriptor<ReqT, RespT> method,
+      Parser<RespT> responseParser,
+      CallOptions options,
+      ReqT request) {
     try {
       RespT response = ClientCalls.blockingUnaryCall(channel, method, options, request);
-      return new Outcome(List.of(encode(method, response)), null);
+      return new Outcome(List.of(encode(method, responseParser, response)), null);
     } catch (RuntimeException e) {
       return new Outcome(List.of(), e);
     }
@@ -150,6 +167,7 @@ final class Sweep {
   private static <ReqT, RespT> Outcome stream(
       Channel channel,
       MethodDescriptor<ReqT, RespT> method,
+      Parser<RespT> responseParser,
       CallOptions options,
       String kind,
       List<ReqT> requests,
@@ -201,7 +219,7 @@ final class Sweep {
         }
         @SuppressWarnings("unchecked")
         RespT response = (RespT) item;
-        responses.add(encode(method, response));
+        responses.add(encode(method, responseParser, response));
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -212,10 +230,36 @@ final class Sweep {
     return new Outcome(responses, error);
   }
 
-  /** A response encoded again to binary by its generated type (the method's marshaller), in base64. */
-  private static <RespT> String encode(MethodDescriptor<?, RespT> method, RespT response) {
-    try (InputStream in = method.streamResponse(response)) {
-      return Base64.getEncoder().encodeToString(in.readAllBytes());
+  /**
+   * The parser of a marshaller's generated type, wrapped to drop (recursively) the fields the type
+   * does not know.
+   */
+  @SuppressWarnings("unchecked")
+  private static <T> Parser<T> knownFields(MethodDescriptor.Marshaller<T> marshaller) {
+    if (marshaller instanceof MethodDescriptor.PrototypeMarshaller<T> typed
+        && typed.getMessagePrototype() instanceof Message prototype) {
+      return (Parser<T>) DiscardUnknownFieldsParser.wrap(prototype.getParserForType());
+    }
+    throw new IllegalStateException("not a generated message's marshaller: " + marshaller);
+  }
+
+  /**
+   * A response encoded again to binary by its generated type, in base64: its bytes decoded by the
+   * type's parser that drops unknown fields, then encoded, so only the fields the type knows remain.
+   */
+  private static <RespT> String encode(
+      MethodDescriptor<?, RespT> method, Parser<RespT> known, RespT response) {
+    try {
+      RespT kept = known.parseFrom(bytes(method.streamResponse(response)));
+      return Base64.getEncoder().encodeToString(bytes(method.streamResponse(kept)));
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException("a response did not decode again", e);
+    }
+  }
+
+  private static byte[] bytes(InputStream stream) {
+    try (InputStream in = stream) {
+      return in.readAllBytes();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -364,7 +364,10 @@ public final class HubClient implements AutoCloseable {
     }
   }
 
-  /** Adds the caller's metadata to every call, and the default deadline to a unary one without. */
+  /**
+   * Adds the caller's metadata to every call (a header the call already has is left as it is), and
+   * the default deadline to a unary one without.
+   */
   private final class CallerInterceptor implements ClientInterceptor {
     @Override
     public <Q, R> ClientCall<Q, R> interceptCall(
@@ -378,7 +381,15 @@ public final class HubClient implements AutoCloseable {
       return new ForwardingClientCall.SimpleForwardingClientCall<Q, R>(next.newCall(method, options)) {
         @Override
         public void start(Listener<R> listener, Metadata headers) {
-          headers.merge(extra);
+          // The caller's own value of a header wins: add only the headers the call does not have.
+          for (String name : extra.keys()) {
+            Metadata.Key<String> header = key(name);
+            if (!headers.containsKey(header)) {
+              for (String value : extra.getAll(header)) {
+                headers.put(header, value);
+              }
+            }
+          }
           super.start(listener, headers);
         }
       };
