@@ -1,8 +1,9 @@
 """Assembling a packet and ranking a recall from the stored pool.
 
 ``assemble`` and ``recall`` are what the RPCs call: the indexed forms, which read the index's
-statistics, the matched items' scores as the database sums them, and only as many items as first
-fit or the recall limit needs (decisions 216–223, 257, 258). The brute-force forms read the whole
+statistics, the query terms' postings (a packet) or the matched items' scores as the database
+sums them (a recall), and only as many items as first fit or the recall limit needs (decisions
+216–223, 257, 258, 300). The brute-force forms read the whole
 pool of the project (its items and ``_shared``'s) and hand it to the pure rules
 (``kxm_grpc.domain.context.arbiter.arbitrate`` and ``recall.rank_recall``): they are the oracle
 the indexed forms are held to, byte for byte (``tests/store/contract/test_context_oracle.py``).
@@ -13,19 +14,20 @@ The indexed packet
    shadows (``shadowed``: the project holds their id), give the candidate and excluded counts and
    the eligible corpus' document count and total length; open contradictions outside the eligible
    partitions (another kind, or inert) are read whole and added from their own text.
-2. The task's terms' document frequencies in the eligible partitions are counted in the database
-   (``document_frequencies``), and the database sums every matched item's BM25 score from the
-   same per-term operations (``scored``: one row per item, highest first, but summed in its own
-   order, so only within ``relevance.SCORE_TOLERANCE`` of the exact score). No posting is read
-   into Python; ``relevance.bm25`` scores exactly only the items first fit takes (decision 257).
+2. The task's terms' postings in the eligible partitions are read once, per project
+   (``term_postings``: four numbers and an id each, no item): their counts are the terms'
+   document frequencies, and ``relevance.bm25_postings`` sums them into every matched item's
+   exact score, term by term in query order as ``relevance.bm25`` does (decision 300). Summing in
+   the database (``scored``, which recall still uses) cost more than reading the postings: its
+   ``GROUP BY`` sorts them, and its sums are only approximate (decision 257).
 3. First fit walks the arbiter's order as runs whose first five keys are equal or known: the open
    contradictions (read whole, scored from their own text, sorted by ``rank_key``); then per
-   project (its own, then ``_shared``) the matched items by kind rank and approximate score, in
-   batches of 256 that end only where the next item's score is certainly lower
-   (``relevance.certainly_above``), so a batch holds exactly the next items of the exact order;
-   the items of a batch that still fit are scored exactly and their remaining keys read, and
-   ordered; then per kind in the role's order the unmatched items, which the store walks in its
-   rank index (``Stream``), skipping in the database those too large for what is left.
+   project (its own, then ``_shared``) the matched items by kind rank and score, in batches of
+   256 that end only where the next item's kind or score differs, so a batch holds exactly the
+   next items of the exact order; the remaining keys of the items of a batch that still fit are
+   read, and they are ordered; then per kind in the role's order the unmatched items, which the
+   store walks in its rank index (``Stream``), skipping in the database those too large for what
+   is left.
 4. An item that does not fit is deferred and later ones still fill, as in ``arbitrate``. Fewer than
    256 selected: every eligible item not selected was visited and deferred, so the count is the
    corpus size less the selection, and the walk stops as soon as nothing can fit any more: what
@@ -41,6 +43,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import groupby
 from operator import itemgetter
 from typing import TypeVar
 
@@ -60,6 +63,7 @@ from kxm_grpc.domain.context.recall import RecallHit, rank_recall, recall_corpus
 from kxm_grpc.domain.context.relevance import (
     average_length,
     bm25,
+    bm25_postings,
     certainly_above,
     inverse_document_frequency,
     item_text,
@@ -98,6 +102,9 @@ the batches to end where the scores are certainly apart."""
 
 Key = tuple[str, str]
 """(project, item id)."""
+_Ranked = tuple[str, str, float]
+"""A matched item of the packet's corpus: its id, its kind as the kind column holds it, and its
+exact score."""
 _K = TypeVar("_K")
 
 
@@ -222,6 +229,43 @@ class _Scoring:
             frequency.update(frequencies.keys())
         return cls(terms, count, total, frequency)
 
+    @classmethod
+    def read_every(
+        cls,
+        repo: ContextItemRepository,
+        pool: _Pool,
+        terms: list[str],
+        count: int,
+        total: int,
+        partitions: Sequence[tuple[Kind, Status | None]],
+        extra: Iterable[Mapping[str, int]] = (),
+    ) -> tuple[_Scoring, dict[str, list[_Ranked]]]:
+        """The statistics as ``read`` has them, and per owner every matched item of
+        ``partitions`` with its exact score, best first (ties in no particular order): the owner's
+        postings of the terms are read once, their counts are the document frequencies, and
+        ``bm25_postings`` sums them as ``bm25`` would (decision 300)."""
+        frequency: Counter[str] = Counter()
+        postings: dict[str, dict[str, list[tuple[str, int, int]]]] = {}
+        kinds: dict[str, dict[str, str]] = {}
+        for owner in pool.owners:
+            rows = repo.term_postings(owner, terms, partitions=partitions, shadowed_by=pool.shadowed_by(owner))
+            by_term = {term: [row[1:4] for row in group] for term, group in groupby(rows, key=itemgetter(0))}
+            frequency.update({term: len(found) for term, found in by_term.items()})
+            postings[owner] = by_term
+            kinds[owner] = dict(zip(map(itemgetter(1), rows), map(itemgetter(4), rows), strict=True))
+        for frequencies in extra:
+            frequency.update(frequencies.keys())
+        ranked: dict[str, list[_Ranked]] = {}
+        for owner, by_term in postings.items():
+            scores = bm25_postings(terms, count, total, frequency, by_term)
+            of_kind = kinds[owner]
+            ranked[owner] = sorted(
+                ((item_id, of_kind[item_id], score) for item_id, score in scores.items()),
+                key=itemgetter(2),
+                reverse=True,
+            )
+        return cls(terms, count, total, frequency), ranked
+
     def approximate(
         self,
         repo: ContextItemRepository,
@@ -340,12 +384,11 @@ def assemble_indexed(
     partitions = [(kind, status) for kind in kind_ranks for status in _LIVE if eligible(kind, status)]
     rank_of = {kind.value: rank for kind, rank in kind_ranks.items()}
     scoring = _Scoring(terms, count, total, Counter())
-    matched: dict[str, list[Scored]] = {owner: [] for owner in pool.owners}
+    matched: dict[str, list[_Ranked]] = {owner: [] for owner in pool.owners}
     if terms and count:
         outside_terms = [own[(item.project, item.id)][1] for item in outside]
-        scoring = _Scoring.read(repo, pool, terms, count, total, partitions, outside_terms)
-        for owner in pool.owners:
-            matched[owner] = scoring.approximate(repo, pool, owner, partitions)
+        scoring, matched = _Scoring.read_every(repo, pool, terms, count, total, partitions, outside_terms)
+    exact_scores = {owner: {row[0]: row[2] for row in rows} for owner, rows in matched.items()}
     contra_keys = {(item.project, item.id): item for item in contra}
     contra_scores = scoring.of({key: own[key] for key in contra_keys})
 
@@ -384,11 +427,11 @@ def assemble_indexed(
     unmatched_contra = {key: item for key, item in contra_keys.items() if not own[key][1]}
     elsewhere: Counter[tuple[str, Kind]] = Counter()
     """Per (project, kind): its eligible items ranked in runs 1 and 2 (matched or contradictions)."""
-    runs: dict[str, list[Scored]] = {}
+    runs: dict[str, list[_Ranked]] = {}
     """Per project, its run 2: its matched items less the contradictions, by kind rank, then by
-    approximate score descending (as the store returns them)."""
+    exact score descending."""
     for owner, owned in matched.items():
-        by_kind: dict[str, list[Scored]] = {kind.value: [] for kind in kinds}
+        by_kind: dict[str, list[_Ranked]] = {kind.value: [] for kind in kinds}
         for row in owned:
             by_kind[row[1]].append(row)
         for value, rows in by_kind.items():
@@ -405,22 +448,18 @@ def assemble_indexed(
     for owner in pool.owners:
         # Run 2: the owner's matched items, by kind rank and score, then their remaining keys.
         rows = runs[owner]
+        owner_scores = exact_scores[owner]
         start = 0
         while start < len(rows) and not fill.done:
-            # The batch ends where the next item certainly ranks after it: another kind, or a
-            # score certainly lower (``certainly_above``), so it holds the next items of the exact order.
+            # The batch ends where the next item ranks after it whatever its remaining keys:
+            # another kind, or a lower score, so it holds the next items of the exact order.
             end = min(start + _MATCHED_BATCH, len(rows))
-            while (
-                end < len(rows)
-                and rows[end][1] == rows[end - 1][1]
-                and not certainly_above(rows[end - 1][3], rows[end][3])
-            ):
+            while end < len(rows) and rows[end][1] == rows[end - 1][1] and rows[end][2] == rows[end - 1][2]:
                 end += 1
             batch = {row[0]: rank_of[row[1]] for row in rows[start:end]}
-            # Items costing more than what is left are deferred: the store leaves them out, and
-            # only those that fit are scored exactly.
+            # Items costing more than what is left are deferred: the store leaves them out.
             entries = {entry.item_id: entry for entry in repo.rank_rows(owner, batch, most_cost=fill.room)}
-            exact = scoring.exact(repo, owner, entries) if entries else {}
+            exact = {item_id: owner_scores[item_id] for item_id in entries}
 
             def order(
                 item_id: str,
@@ -436,7 +475,7 @@ def assemble_indexed(
                 if fill.offer((owner, item_id), entries[item_id].cost, exact[item_id]):
                     # The 256th: its position counts the batch's items before it, fitting or not.
                     every = {entry.item_id: entry for entry in repo.rank_rows(owner, batch, most_cost=_ANY_COST)}
-                    scores = scoring.exact(repo, owner, batch)
+                    scores = {other: owner_scores[other] for other in batch}
                     mine = order(item_id, every, scores)
                     before = sum(1 for other in batch if order(other, every, scores) < mine)
                     fill.last_position = position + start + before
@@ -631,7 +670,10 @@ def recall_indexed(tx: Tx, project: str, query: str, *, kinds: Collection[Kind] 
             hits = sorted(phrase, key=lambda key: (-exact.get(key, 0.0), code_unit_key(key[1]), key[1]))[:limit]
             if len(hits) < limit:
                 needed = limit - len(hits)
-                rest = [key for key in rank_best(_BEST_ROWS) if key not in phrase]
+                # Twice what is needed beyond the phrase hits: room for the cut to settle, and no
+                # more rows sorted and read than that.
+                rows = max(_MATCHED_BATCH // 4, len(phrase) + 2 * needed)
+                rest = [key for key in rank_best(rows) if key not in phrase]
                 if not complete and settled([approximate[key] for key in rest], needed) >= len(rest):
                     rest = [key for key in rank() if key not in phrase]  # no settled cut among them
                 hits += best(rest, needed, in_order=True)
@@ -651,14 +693,18 @@ def recall_indexed(tx: Tx, project: str, query: str, *, kinds: Collection[Kind] 
         values = [value for value, _ in ranked]
         found_scored: list[Key] = []
         start = 0
+        # The first batch twice the limit: the best-scored items of one word mostly hold it as
+        # written, so that batch most often ends the search.
+        step = max(2 * limit, _MATCHED_BATCH // 8)
         while start < min(len(scored), _PHRASE_BATCHES * _MATCHED_BATCH) and len(found_scored) < limit:
-            end = settled(values, start + _MATCHED_BATCH)
+            end = settled(values, start + step)
             if end >= len(values) and not complete:
                 # The batch does not settle among the items read: read them all. The items before
                 # ``start`` are the same ones (a batch ends where the scores are certainly apart).
                 scored = rank()
                 values = [value for value, _ in ranked]
-                end = settled(values, start + _MATCHED_BATCH)
+                end = settled(values, start + step)
+            step = _MATCHED_BATCH
             batch = scored[start:end]
             inside: set[Key] = set()
             for owner in pool.owners:

@@ -247,6 +247,19 @@ _VERSION_21 = [
     "CREATE INDEX sync_runs_home ON sync_runs (hub_project, home_runtime_id, project_id, run_id)",
 ]
 """A hub project's sync runs by home runtime (SQLite's ``_0021_sync_runs_by_home``); needs version 7."""
+_VERSION_22 = [
+    "DROP INDEX context_postings_item",
+    "CREATE INDEX context_postings_item ON context_postings (project, item_id, frequency) WHERE frequency > 0",
+    "INSERT INTO context_postings (project, term, kind, status, item_id, frequency, length) "
+    "SELECT DISTINCT i.project, substr(t.text, g, 7), i.kind, i.status, i.id, 0, i.length FROM context_items i "
+    "CROSS JOIN LATERAL (VALUES (i.folded_summary), (i.folded_key)) AS t (text) "
+    "CROSS JOIN LATERAL generate_series(1, char_length(t.text) - 6) AS g "
+    "WHERE t.text IS NOT NULL AND substr(t.text, g + 3, 1) = ' ' ON CONFLICT DO NOTHING",
+]
+"""Every stored item's joints as postings of frequency 0 (SQLite's ``_0022_context_joints``,
+decision 301): the seven characters (code points: the database is UTF8) around each space with
+three on both sides of its folded summary and state key, as ``joints.text_joints`` has them; the
+item index leaves them out. Needs version 17."""
 
 FIRST_VERSION = 7
 """The schema version a new PostgreSQL database starts at (its first migration creates it whole)."""
@@ -267,5 +280,6 @@ MIGRATIONS: dict[int, list[str]] = {
     19: _VERSION_19,
     20: _VERSION_20,
     21: _VERSION_21,
+    22: _VERSION_22,
 }
 """Each version's statements, by version; versions before ``FIRST_VERSION`` never existed here."""

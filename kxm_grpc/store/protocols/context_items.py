@@ -121,6 +121,12 @@ status columns hold it, and its BM25 score as the database summed it, within
 the exact score itself. A plain tuple: a common term matches thousands of items."""
 
 
+TermPosting = tuple[str, str, int, int, str]
+"""One posting as the indexed packet scores it (``term_postings``): its term, the item's id, the
+term's frequency, the item's length and its kind as the kind column holds it. A plain tuple: the
+terms of a task match tens of thousands of items at 100,000."""
+
+
 @dataclass(frozen=True, slots=True)
 class IndexedItem:
     """An item's partition and length: what its place in BM25's statistics depends on."""
@@ -307,6 +313,19 @@ class ContextItemRepository(Protocol):
         ``average``), by that score descending (ties in no particular order): one row per item, not
         per posting; the first ``limit`` of them only, when given. The scores are approximations
         (``Scored``); a caller orders by them only with ``SCORE_TOLERANCE``'s margin."""
+
+    def term_postings(
+        self,
+        project: str,
+        terms: Collection[str],
+        *,
+        partitions: Collection[tuple[Kind, Status | None]],
+        shadowed_by: str | None = None,
+    ) -> list[TermPosting]:
+        """The postings of ``terms`` of the project's items of ``partitions`` (kind, status), minus
+        those whose id ``shadowed_by`` holds too, by term (a term's postings in a row, in no
+        particular order among them): every matched item's exact score can be summed from them
+        (``relevance.bm25_postings``), and a term's postings count its document frequency."""
 
     def term_frequencies(self, project: str, terms: Collection[str], item_ids: Collection[str]) -> list[Match]:
         """The postings of ``terms`` of the project's items among ``item_ids``, in no particular order:

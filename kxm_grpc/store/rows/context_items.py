@@ -32,6 +32,7 @@ from kxm_grpc.domain.context.items import (
     SourceType,
     Status,
 )
+from kxm_grpc.domain.context.joints import text_joints
 from kxm_grpc.domain.context.relevance import item_text, relevance_tokens
 from kxm_grpc.domain.context.tokens import item_characters
 from kxm_grpc.domain.validation import js_lower
@@ -99,6 +100,12 @@ def index_entries(item: ContextItem) -> tuple[int, Counter[str]]:
     """The item's length and term frequencies: its ``item_text``'s relevance tokens, counted."""
     frequencies = Counter(relevance_tokens(item_text(item)))
     return sum(frequencies.values()), frequencies
+
+
+def item_joints(item: ContextItem) -> set[str]:
+    """The joints of the item's folded summary and state key (``joints``, decision 301): kept as
+    postings of frequency 0 beside its terms (a joint holds a space, which no term does)."""
+    return text_joints([_folded(item.summary), None if item.state_key is None else _folded(item.state_key)])
 
 
 def _document(item: ContextItem) -> str:

@@ -22,10 +22,12 @@ parameters, so that both planners know the index covers them. A state key's item
 from __future__ import annotations
 
 import sqlite3
+from collections import Counter
 from collections.abc import Collection, Iterator, Sequence
 from typing import TypeVar, cast
 
 from kxm_grpc.domain.context.items import SHARED_PROJECT, Kind, Status
+from kxm_grpc.domain.context.joints import query_joints, text_joints
 from kxm_grpc.domain.context.relevance import K1, B
 from kxm_grpc.store.protocols.context_items import (
     IndexedItem,
@@ -37,6 +39,7 @@ from kxm_grpc.store.protocols.context_items import (
     Scored,
     StoredContextItem,
     Stream,
+    TermPosting,
 )
 from kxm_grpc.store.rows import Row
 from kxm_grpc.store.rows.context_items import (
@@ -46,6 +49,7 @@ from kxm_grpc.store.rows.context_items import (
     CONTEXT_POSTINGS,
     index_entries,
     item_from_row,
+    item_joints,
     item_values,
     posting_from_row,
     posting_values,
@@ -155,6 +159,7 @@ class SqlContextItems:
             length, frequencies = index_entries(item)
             item_rows.append(item_values(stored, length))
             posting_rows += [posting_values(item, length, term, count) for term, count in frequencies.items()]
+            posting_rows += [posting_values(item, length, joint, 0) for joint in sorted(item_joints(item))]
             delta = deltas.setdefault((item.project, item.kind.value, status_value(item.status)), [0, 0])
             delta[0] += 1
             delta[1] += length
@@ -219,11 +224,24 @@ class SqlContextItems:
             delta[0] -= int(count)
             delta[1] -= int(total)
             removed += int(count)
+        # The terms' postings along context_postings_item (frequency > 0: the index leaves the
+        # joints out, decision 301); the joints, computed again from the folded text they were
+        # computed from, one primary-key probe each.
         self._conn.execute(
             f"DELETE FROM context_postings WHERE (project, item_id) IN (SELECT project, id FROM context_items "
-            f"WHERE {where})",
+            f"WHERE {where}) AND frequency > 0",
             params,
         )
+        texts = self._conn.execute(
+            f"SELECT project, id, kind, status, folded_summary, folded_key FROM context_items WHERE {where}", params
+        ).fetchall()
+        for project, item_id, kind, status, summary, key in texts:
+            for joints in _chunks(sorted(text_joints([summary, key])), _IN_CHUNK):
+                self._conn.execute(
+                    f"DELETE FROM context_postings WHERE project = ? AND term IN ({_marks(len(joints))}) "
+                    "AND kind = ? AND status = ? AND item_id = ?",
+                    [project, *joints, kind, status, item_id],
+                )
         self._conn.execute(f"DELETE FROM context_items WHERE {where}", params)
         return removed
 
@@ -432,19 +450,55 @@ class SqlContextItems:
             params.append(limit)
         return cast(list[Scored], self._conn.execute(sql, params).fetchall())
 
+    def term_postings(
+        self,
+        project: str,
+        terms: Collection[str],
+        *,
+        partitions: Collection[tuple[Kind, Status | None]],
+        shadowed_by: str | None = None,
+    ) -> list[TermPosting]:
+        found: list[TermPosting] = []
+        for chunk in _chunks(sorted(set(terms)), _IN_CHUNK):
+            clauses = ["project = ?", f"term IN ({_marks(len(chunk))})"]
+            params: list[object] = [project, *chunk]
+            if not _partitions(clauses, params, partitions):
+                return []
+            _add_posting_shadowing(clauses, params, shadowed_by)
+            # ORDER BY term: the primary key's order, so no sort; a chunk's terms are a sorted run
+            # of distinct terms, so the chunks keep each term's postings together.
+            rows = self._conn.execute(
+                "SELECT term, item_id, frequency, length, kind FROM context_postings "
+                f"WHERE {' AND '.join(clauses)} ORDER BY term",
+                params,
+            ).fetchall()
+            found += cast(list[TermPosting], rows)
+        return found
+
     def term_frequencies(self, project: str, terms: Collection[str], item_ids: Collection[str]) -> list[Match]:
         wanted = sorted(set(terms))
         if not wanted:
             return []
         found: list[Match] = []
         for chunk in _chunks(sorted(set(item_ids)), _IN_CHUNK):
-            # Along context_postings_item: an item's few dozen postings, the terms picked out.
-            rows = self._conn.execute(
-                "SELECT project, item_id, term, kind, status, frequency, length FROM context_postings "
-                f"WHERE project = ? AND item_id IN ({_marks(len(chunk))}) AND term IN ({_marks(len(wanted))})",
-                [project, *chunk, *wanted],
-            ).fetchall()
-            found += map(Match._make, rows)
+            # The items' partitions first, so that every posting wanted is one probe of the primary
+            # key (project, term, kind, status, item id). Asked by item id and term at once, SQLite
+            # without statistics walked each term's postings, tens of thousands for a common one.
+            partitions: dict[tuple[str, str], list[str]] = {}
+            for item_id, kind, status in self._conn.execute(
+                f"SELECT id, kind, status FROM context_items WHERE project = ? AND id IN ({_marks(len(chunk))}) "
+                "ORDER BY id",
+                [project, *chunk],
+            ).fetchall():
+                partitions.setdefault((kind, status), []).append(item_id)
+            for (kind, status), ids in sorted(partitions.items()):
+                rows = self._conn.execute(
+                    "SELECT project, item_id, term, kind, status, frequency, length FROM context_postings "
+                    f"WHERE project = ? AND term IN ({_marks(len(wanted))}) AND kind = ? AND status = ? "
+                    f"AND item_id IN ({_marks(len(ids))})",
+                    [project, *wanted, kind, status, *ids],
+                ).fetchall()
+                found += map(Match._make, rows)
         return found
 
     def least_cost(self, partitions: Collection[tuple[str, Kind, Status | None]]) -> int | None:
@@ -516,6 +570,13 @@ class SqlContextItems:
         limit: int | None = None,
         narrow: bool = True,
     ) -> list[str]:
+        joints = query_joints(folded_query) if among is None and limit is None else []
+        if joints:
+            # The items holding every joint of the query (decision 301): a few postings each, where
+            # the trigram index below reads the commonest trigrams' tens of thousands.
+            among = self._holding(project, joints[:_IN_CHUNK], kinds=kinds, statuses=statuses)
+            if not among:
+                return []
         found: list[str] = []
         for chunk in [None] if among is None else _chunks(sorted(set(among)), _IN_CHUNK):
             clauses = ["project = ?"]
@@ -558,6 +619,31 @@ class SqlContextItems:
             ).fetchall()
             found += [row[0] for row in rows]
         return found
+
+    def _holding(
+        self,
+        project: str,
+        terms: Sequence[str],
+        *,
+        kinds: Collection[Kind] | None,
+        statuses: Collection[Status | None],
+    ) -> list[str]:
+        """The ids of the project's items of ``kinds`` and ``statuses`` having a posting of every
+        one of ``terms`` (distinct), in no particular order."""
+        clauses = ["project = ?", f"term IN ({_marks(len(terms))})"]
+        params: list[object] = [project, *terms]
+        if not _filters(clauses, params, kinds, statuses):
+            return []
+        # Counted here, not by GROUP BY item_id: SQLite without statistics would walk the
+        # project's postings in context_postings_item's order for it. An item's postings are of
+        # one partition, so it has one per term it holds.
+        held = Counter(
+            row[0]
+            for row in self._conn.execute(
+                f"SELECT item_id FROM context_postings WHERE {' AND '.join(clauses)}", params
+            ).fetchall()
+        )
+        return [item_id for item_id, count in held.items() if count == len(terms)]
 
     def _has_text_index(self, folded_query: str) -> bool:
         """Whether a scan for ``folded_query`` can be narrowed by the trigram index: SQLite with

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import sqlite_utils
 
+from kxm_grpc.domain.context.joints import text_joints
 from kxm_grpc.store.checksum import MESSAGE_FIELDS, REPLY_FIELDS, checksum
 
 Migration = Callable[[sqlite_utils.Database], None]
@@ -711,6 +712,39 @@ def _0021_sync_runs_by_home(db: sqlite_utils.Database) -> None:
     db.execute(SYNC_RUNS_BY_HOME)
 
 
+JOINTS_ITEM_INDEX = (
+    "DROP INDEX context_postings_item",
+    "CREATE INDEX context_postings_item ON context_postings (project, item_id, frequency) WHERE frequency > 0",
+)
+"""An item's term postings, for its deletes; its joints (frequency 0) left out, which are deleted
+by primary key (decision 301). ``frequency`` is a column so that SQLite finds the index covering."""
+
+
+def _0022_context_joints(db: sqlite_utils.Database) -> None:
+    """Every stored item's joints as postings (``joints``, decision 301): the seven characters
+    around each space of its folded summary and state key, of frequency 0, beside its terms;
+    ``put`` writes them from now on. Recall's phrase test of a query of several words reads the
+    items holding the query's joints instead of the trigram index's matches. ``context_postings_item``
+    leaves them out (``JOINTS_ITEM_INDEX``). Needs version 17."""
+    for statement in JOINTS_ITEM_INDEX:
+        db.execute(statement)
+    rows = db.execute(
+        "SELECT project, id, kind, status, length, folded_summary, folded_key FROM context_items ORDER BY project, id"
+    )
+    while batch := rows.fetchmany(1_000):
+        db.conn.executemany(
+            # OR IGNORE: a joint already there (an item put by this version's code at an older
+            # schema, as tests do) is the same row.
+            "INSERT OR IGNORE INTO context_postings (project, term, kind, status, item_id, frequency, length) "
+            "VALUES (?, ?, ?, ?, ?, 0, ?)",
+            [
+                (project, joint, kind, status, item_id, length)
+                for project, item_id, kind, status, length, summary, key in batch
+                for joint in sorted(text_joints([summary, key]))
+            ],
+        )
+
+
 MIGRATIONS: list[Migration] = [
     _0001_foundation,
     _0002_messaging,
@@ -733,4 +767,5 @@ MIGRATIONS: list[Migration] = [
     _0019_context_cost,
     _0020_open_messages_by_project,
     _0021_sync_runs_by_home,
+    _0022_context_joints,
 ]

@@ -108,6 +108,18 @@ def _item(rng: random.Random, item_id: str, project: str) -> ContextItem:
     )
 
 
+def _piece(rng: random.Random, pool: list[ContextItem]) -> str:
+    """Up to 24 characters of a random item's summary or state key, from a random start, in a
+    random case ("" for an empty pool)."""
+    if not pool:
+        return ""
+    item = rng.choice(pool)
+    text = item.state_key if item.state_key and rng.random() < 0.25 else item.summary
+    start = rng.randrange(len(text))
+    piece = text[start : start + rng.randint(5, 24)]
+    return piece.upper() if rng.random() < 0.3 else piece
+
+
 def _pool(rng: random.Random, project: str, size: int) -> tuple[list[ContextItem], list[str]]:
     ids: list[str] = []
     while len(ids) < size:
@@ -201,6 +213,9 @@ async def test_indexed_packets_and_recall_equal_the_brute_force_on_random_pools(
         await _put(store, pool, rng)
         requests = [_request(rng, project) for _ in range(8)]
         queries = ["", *(rng.choice(WORDS) for _ in range(3)), "gate fl", "la", "ctx", "😀", "zzz nothing"]
+        # Several words: their joints narrow the phrase test (decision 301); a piece of a stored
+        # text is a phrase hit, often across spaces and cut inside words.
+        queries += [" ".join(rng.choices(WORDS, k=rng.randint(2, 3))), *(_piece(rng, pool) for _ in range(3))]
 
         await store.read(functools.partial(_check, rng, project, requests, queries, contradictions))
 

@@ -1,20 +1,25 @@
-"""Contract: what the indexed packet and recall read of the store (versions 17 and 19, decisions 218–222, 257, 258).
+"""Contract: what the indexed packet and recall read of the store (versions 17, 19 and 22,
+decisions 218–222, 257, 258, 300, 301).
 
 The ranking reads on every backend: ``shadowed``, ``matches``, ``document_frequencies``,
-``scored`` (BM25 summed in the database, within the tolerance), ``term_frequencies``,
+``scored`` (BM25 summed in the database, within the tolerance), ``term_postings`` (the packet's
+exact scores), ``term_frequencies``,
 ``least_cost``, ``rank_entries`` (the arbiter's keys 6 to 9 in order, costs filtered in the
 database, keyset pages), ``count_before``, ``rank_rows``,
-``phrase_hits`` (exact, case-folded as JavaScript does) and ``first_by_code_units`` (UTF-16 order).
+``phrase_hits`` (exact, case-folded as JavaScript does; narrowed by the query's joints) and
+``first_by_code_units`` (UTF-16 order).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import random
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
+import pytest
 import sqlite_utils
 
 from kxm_grpc.domain.context.arbiter import tail_key
@@ -34,13 +39,16 @@ from kxm_grpc.domain.context.relevance import (
     SCORE_TOLERANCE,
     average_length,
     bm25,
+    bm25_postings,
     inverse_document_frequency,
     relevance_tokens,
 )
 from kxm_grpc.domain.context.tokens import item_characters
 from kxm_grpc.domain.validation import js_lower
 from kxm_grpc.store import Store, Tx
-from kxm_grpc.store.protocols.context_items import IndexedItem, Match, StoredContextItem, Stream
+from kxm_grpc.store.postgres.migrations import MIGRATIONS as POSTGRES_MIGRATIONS
+from kxm_grpc.store.protocols.context_items import IndexedItem, Match, StoredContextItem, Stream, TermPosting
+from kxm_grpc.store.rows.context_items import item_joints
 from kxm_grpc.store.sql.context_items import SqlContextItems
 from kxm_grpc.store.sqlite.migrations import MIGRATIONS as SQLITE_MIGRATIONS
 from kxm_grpc.store.tables import raw_connection
@@ -230,6 +238,57 @@ async def test_scored_sums_bm25_in_the_database_within_the_tolerance(store: Stor
     assert await store.read(lambda tx: tx.context_items.scored("p", weights, average=1.0, partitions=[])) == []
 
 
+async def test_term_postings_hold_each_terms_postings_together_and_score_exactly(store: Store) -> None:
+    """``term_postings`` (decision 300): every posting of the terms in the partitions asked for,
+    shadowed defaults and other kinds left out, each term's in a row; counted, they are the
+    document frequencies, and summed by bm25_postings, bm25's exact scores."""
+    rng = random.Random(8)
+    words = ["gate", "flaky", "deploy", "target", "cache", "retry", "node", "x"]
+    items = [
+        _item(f"ctx_{index:03d}", " ".join(rng.choices(words, k=rng.randint(1, 30))), kind=kind)
+        for index, kind in enumerate([Kind.EVIDENCE, Kind.KNOWLEDGE, Kind.EPISODE] * 30)
+    ]
+    items += [
+        _item("ctx_000", "gate gate gate", project=SHARED_PROJECT),
+        _item("def_1", "gate retry", project=SHARED_PROJECT),
+    ]
+    await _put(store, items)
+    terms = ["retry", "gate", "deploy", "absent"]
+    partitions = [(Kind.EVIDENCE, None), (Kind.KNOWLEDGE, None)]
+    own = [item for item in items if item.project == "p" and item.kind in (Kind.EVIDENCE, Kind.KNOWLEDGE)]
+    counted = {item.id: Counter(relevance_tokens(item.summary)) for item in own}
+
+    def read(tx: Tx) -> tuple[list[TermPosting], list[TermPosting], list[TermPosting]]:
+        repo = tx.context_items
+        return (
+            repo.term_postings("p", terms, partitions=partitions),
+            repo.term_postings(SHARED_PROJECT, terms, partitions=partitions, shadowed_by="p"),
+            repo.term_postings("p", terms, partitions=[]),
+        )
+
+    rows, shared, nothing = await store.read(read)
+
+    assert sorted(rows) == sorted(
+        (term, item.id, counted[item.id][term], sum(counted[item.id].values()), item.kind.value)
+        for item in own
+        for term in terms
+        if counted[item.id][term]
+    )
+    runs = [term for term, _ in itertools.groupby(row[0] for row in rows)]
+    assert len(runs) == len(set(runs))  # each term's postings in a row
+    assert sorted(shared) == [("gate", "def_1", 1, 2, "evidence"), ("retry", "def_1", 1, 2, "evidence")]
+    assert nothing == []
+    by_term: dict[str, list[tuple[str, int, int]]] = {}
+    for term, item_id, tf, length, _ in rows:
+        by_term.setdefault(term, []).append((item_id, tf, length))
+    count, total = len(own), sum(sum(c.values()) for c in counted.values())
+    frequency = {term: len(found) for term, found in by_term.items()}
+    scores = bm25_postings(terms, count, total, frequency, by_term)
+    matched = [item.id for item in own if any(term in counted[item.id] for term in terms)]
+    expected = bm25(terms, count, total, frequency, [(sum(counted[i].values()), counted[i]) for i in matched])
+    assert scores == dict(zip(matched, expected, strict=True))
+
+
 async def test_least_cost_is_the_cheapest_item_of_the_partitions(store: Store) -> None:
     await _put(
         store,
@@ -287,6 +346,8 @@ async def test_phrase_hits_narrowed_by_the_trigram_index_are_every_phrase_hit(st
     await _put(store, items)
     queries = ["gate", "gate fl", "flaky", '"quoted"', 'd" g', "élan", "ﬁle", "😀 r", "a😀", "t\nf", "abc", "bca"]
     queries += ["ab", "x", "deploy.t", "oy.", "nothing"]
+    # Joints narrow these (decision 301): a space with three characters on both sides.
+    queries += ["gate flaky", "ate fla", "LAN vital ﬁ", "ci 😀 run", "run gate", 'the "quoted" g', "x gate flaky y"]
 
     await _assert_phrase_hits(store, items, queries)
     replaced = [dataclasses.replace(items[0], summary="nothing at all"), _item("ctx_new", "a new gate flaky one")]
@@ -335,3 +396,73 @@ async def test_version_19_fills_the_trigram_index_from_the_items_already_stored(
         await store.close()
     with raw_connection(url) as conn:
         assert conn.execute("SELECT COUNT(*) FROM context_text").fetchone()[0] == len(items)
+
+
+_JOINT_TEXTS = (
+    "Gate flaky deploy",
+    "a  b  two spaces",
+    "ÉLAN vital ﬁle run",
+    "ci 😀 run gate 😀😀 x",
+    "gate\nflaky gate",
+    "ends with ",
+    " starts",
+    "abc def",
+    "ab cd",
+)
+
+
+@pytest.mark.parametrize("engine", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+async def test_version_22_fills_the_joints_put_writes(
+    engine: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Decision 301: every item's joints (``joints.text_joints`` of its folded summary and state
+    key) are postings of frequency 0 beside its terms; version 22 gives items stored before it the
+    very postings ``put`` writes now, on both backends (SQLite's migration in Python, PostgreSQL's
+    in SQL), and replacing or deleting an item removes its joints."""
+    url = (
+        f"sqlite:///{tmp_path / 'hub.db'}" if engine == "sqlite" else str(request.getfixturevalue("postgres_database"))
+    )
+    items = [
+        _item(f"ctx_{index}", text, state_key="deploy.target now" if index % 2 else None)
+        for index, text in enumerate(_JOINT_TEXTS)
+    ] + [_item("ctx_q", "other project here", project="q", kind=Kind.KNOWLEDGE)]
+    store = open_store(url)
+    await store.start()
+    try:
+        await _put(store, items)
+    finally:
+        await store.close()
+    joints = (
+        "SELECT project, term, kind, status, item_id, frequency, length FROM context_postings WHERE term LIKE '% %'"
+    )
+    with raw_connection(url) as conn:
+        written = sorted(conn.execute(joints).fetchall())
+        lengths = dict(((row[0], row[4]), row[6]) for row in written)
+        expected = sorted(
+            (item.project, joint, item.kind.value, "", item.id, 0, lengths[(item.project, item.id)])
+            for item in items
+            for joint in item_joints(item)
+        )
+        assert written == expected
+        assert {row[1] for row in written} >= {"ate fla", "  b  tw", "lan vit", "i 😀 run", "get now"}
+        conn.execute("DELETE FROM context_postings WHERE term LIKE '% %'")
+        if engine == "sqlite":
+            SQLITE_MIGRATIONS[21](sqlite_utils.Database(conn))  # type: ignore[arg-type]
+        else:
+            for statement in POSTGRES_MIGRATIONS[22]:
+                conn.execute(statement)
+        assert sorted(conn.execute(joints).fetchall()) == expected
+    # Replaced, deleted and purged items leave no joint behind (deletes find them by primary key).
+    store = open_store(url)
+    await store.start()
+    try:
+        replaced = dataclasses.replace(items[0], summary="another text entirely", state_key="now here too")
+        await _put(store, [replaced])
+        await store.write(lambda tx: tx.context_items.delete("p", ["ctx_1", "ctx_2"]))
+    finally:
+        await store.close()
+    current = [replaced, *(item for item in items if item.id not in ("ctx_0", "ctx_1", "ctx_2"))]
+    with raw_connection(url) as conn:
+        assert sorted((row[0], row[1], row[4]) for row in conn.execute(joints).fetchall()) == sorted(
+            (item.project, joint, item.id) for item in current for joint in item_joints(item)
+        )

@@ -16,6 +16,7 @@ from kxm_grpc.domain.context.relevance import (
     B,
     average_length,
     bm25,
+    bm25_postings,
     certainly_above,
     fold_plural,
     inverse_document_frequency,
@@ -158,6 +159,36 @@ def test_bm25_from_counted_statistics_is_score_relevance_bit_for_bit() -> None:
         full = score_relevance(query, documents)
         assert [struct.pack(">d", full[i]) for i in sharing] == [struct.pack(">d", s) for s in partial]
         assert all(full[i] == 0.0 for i in range(len(documents)) if i not in sharing)
+
+
+def test_bm25_from_postings_is_bm25_bit_for_bit() -> None:
+    """Decision 300: the indexed packet sums every matched item's score from the terms' postings,
+    term by term in query order; each score is bm25's to the last bit, items holding no term are
+    absent, and the order the postings come in within a term does not matter."""
+    import struct
+
+    rng = random.Random(11)
+    for _ in range(300):
+        terms = [f"t{index}" for index in range(rng.randint(1, 12))]
+        documents = {
+            f"ctx_{index}": {term: rng.randint(1, 40) for term in terms if rng.random() < 0.4}
+            for index in range(rng.randint(1, 60))
+        }
+        lengths = {key: sum(found.values()) + rng.randint(0, 300) for key, found in documents.items()}
+        count = len(documents) + rng.randint(0, 5_000)
+        total = sum(lengths.values()) + rng.randint(0, 100_000)
+        frequency = {term: sum(1 for found in documents.values() if term in found) for term in terms}
+        postings: dict[str, list[tuple[str, int, int]]] = {
+            term: [(key, found[term], lengths[key]) for key, found in documents.items() if term in found]
+            for term in terms
+        }
+        for found in postings.values():
+            rng.shuffle(found)
+        scores = bm25_postings(terms, count, total, frequency, postings)
+        sharing = [key for key, found in documents.items() if found]
+        expected = bm25(terms, count, total, frequency, [(lengths[key], documents[key]) for key in sharing])
+        assert sorted(scores) == sorted(sharing)
+        assert [struct.pack(">d", scores[key]) for key in sharing] == [struct.pack(">d", value) for value in expected]
 
 
 def _contributions(
