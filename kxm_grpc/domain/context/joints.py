@@ -18,7 +18,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 JOINT_SIDE = 3
-"""Characters kept on each side of a joint's space."""
+"""Characters kept on each side of a joint's space.
+
+What a joint is is stored: schema version 22 wrote every item's joints (SQLite through
+``text_joints``, PostgreSQL in SQL with these numbers spelt out), so changing it means a new
+schema version that writes them again, on both backends."""
 
 
 def text_joints(folded_texts: Iterable[str | None]) -> set[str]:

@@ -89,10 +89,11 @@ _FIRST_PAGE = 64
 _LAST_PAGE = 1_024
 _ANY_COST = 1 << 62
 _MATCHED_BATCH = 256
-"""Matched items whose remaining ordering keys are read at once (more, to end where the
-approximate scores are certainly apart)."""
+"""Matched items whose remaining ordering keys a packet reads at once (more, to end where the kind
+or the score changes), and the batch of best-scored items recall phrase-tests after its first."""
 _PHRASE_BATCHES = 1
-"""Batches of the best-scored items recall phrase-tests before it scans the pool instead."""
+"""Batches of ``_MATCHED_BATCH`` best-scored items recall phrase-tests, beyond its first of twice
+the limit, before it scans the pool instead."""
 _NARROW_FROM = 2_000
 """Items from which an owner's phrase scan goes through the text index: the index's matches cost
 about what a scan of 10,000 items does at 100,000 items in all."""
@@ -195,11 +196,12 @@ class _Pool:
 
 @dataclass
 class _Scoring:
-    """BM25 over one corpus, top-k style (decision 257): the database sums every matched item's
-    score (``scored``, approximate: its own summation order), and only the items a packet or recall
-    takes are scored exactly, by ``relevance.bm25`` from their postings (``exact``). An ordering by
-    approximate scores is cut only where they are ``certainly_above`` one another, so the exact
-    order of what is taken is the brute force's."""
+    """BM25 over one corpus. A packet scores every matched item exactly from the terms' postings
+    (``read_every``, decision 300). Recall works top-k style (decision 257): the database sums
+    every matched item's score (``scored``, approximate: its own summation order), and only the
+    hits returned are scored exactly, by ``relevance.bm25`` from their postings (``exact``); an
+    ordering by approximate scores is cut only where they are ``certainly_above`` one another, so
+    the exact order of what is taken is the brute force's."""
 
     terms: list[str]
     count: int
@@ -634,8 +636,8 @@ def recall_indexed(tx: Tx, project: str, query: str, *, kinds: Collection[Kind] 
         return sorted(head, key=lambda key: (-exact.get(key, 0.0), code_unit_key(key[1]), key[1]))[:count]
 
     def every_phrase_hit() -> set[Key]:
-        """Every phrase hit: one scan of the pool's folded text in the database (narrowed by
-        SQLite's trigram index, decision 259)."""
+        """Every phrase hit: one scan of the pool's folded text in the database, narrowed by the
+        query's joints (decision 301) or else by SQLite's trigram index (decision 259)."""
         found: set[Key] = set()
         for owner in pool.owners:
             # The trigram index's matches are the whole database's: an owner of a few items (the

@@ -248,8 +248,14 @@ _VERSION_21 = [
 ]
 """A hub project's sync runs by home runtime (SQLite's ``_0021_sync_runs_by_home``); needs version 7."""
 _VERSION_22 = [
-    "DROP INDEX context_postings_item",
-    "CREATE INDEX context_postings_item ON context_postings (project, item_id, frequency) WHERE frequency > 0",
+    # First, so its lock keeps a replica of version 21 from putting an item while the joints are
+    # written: every item there now is 1 (a default, no row rewritten), and what such a replica
+    # puts from the commit on is 0.
+    "ALTER TABLE context_items ADD COLUMN joints_indexed INTEGER NOT NULL DEFAULT 1",
+    "ALTER TABLE context_items ALTER COLUMN joints_indexed SET DEFAULT 0",
+    "CREATE INDEX context_items_unjointed ON context_items (project, id) WHERE joints_indexed = 0",
+    # joints.text_joints in SQL, by code points: a window of 7 (JOINT_SIDE 3 on each side of the
+    # space) starting at g, the space at g + 3, g from 1 to the length less 6.
     "INSERT INTO context_postings (project, term, kind, status, item_id, frequency, length) "
     "SELECT DISTINCT i.project, substr(t.text, g, 7), i.kind, i.status, i.id, 0, i.length FROM context_items i "
     "CROSS JOIN LATERAL (VALUES (i.folded_summary), (i.folded_key)) AS t (text) "
@@ -258,8 +264,8 @@ _VERSION_22 = [
 ]
 """Every stored item's joints as postings of frequency 0 (SQLite's ``_0022_context_joints``,
 decision 301): the seven characters (code points: the database is UTF8) around each space with
-three on both sides of its folded summary and state key, as ``joints.text_joints`` has them; the
-item index leaves them out. Needs version 17."""
+three on both sides of its folded summary and state key, as ``joints.text_joints`` has them, and
+``joints_indexed`` (SQLite's ``JOINTS_COLUMN``). Needs version 17."""
 
 FIRST_VERSION = 7
 """The schema version a new PostgreSQL database starts at (its first migration creates it whole)."""

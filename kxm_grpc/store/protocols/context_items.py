@@ -265,9 +265,11 @@ class ContextItemRepository(Protocol):
         id ``shadowed_by`` holds too, only those among ``among`` (None: any), minus those with a
         posting of any of ``without_terms``: with a ``limit``, the first ``limit`` by UTF-16 code
         units; without, all of them in no particular order. The text is compared in the database,
-        row by row: without ``among`` a scan of the project's items that stops at ``limit`` hits,
-        narrowed by a text index where the store has one and ``narrow`` (a project of a few items is
-        cheaper to scan than the whole database's index)."""
+        row by row: without ``among`` nor ``limit``, among the items holding the query's joints
+        (``joints.query_joints``, when it has any) and those whose joints were never written;
+        otherwise a scan of the project's items that stops at ``limit`` hits, narrowed by a text
+        index where the store has one and ``narrow`` (a project of a few items is cheaper to scan
+        than the whole database's index)."""
 
     def first_by_code_units(
         self,

@@ -73,8 +73,10 @@ CONTEXT_ITEM_INSERT = Columns(
     "code_units",
     "folded_summary",
     "folded_key",
+    "joints_indexed",
 )
-"""The insert list: ``item_values`` follow this order (the ranking columns, ``ranking_values``, last)."""
+"""The insert list: ``item_values`` follow this order (the ranking columns, ``ranking_values``, then
+``joints_indexed``, version 22, last)."""
 CONTEXT_POSTINGS = Columns("context_postings", "project", "term", "kind", "status", "item_id", "frequency", "length")
 """Also the insert list: ``posting_values`` follow this order."""
 CONTEXT_INDEX_STATS = Columns("context_index_stats", "project", "kind", "status", "documents", "total_length")
@@ -136,7 +138,8 @@ def _folded(text: str) -> str:
 
 def ranking_values(item: ContextItem) -> dict[str, object]:
     """The ranking columns of ``item`` (version 17): its cost, its ordering keys as integers that
-    ascend in rank order, its id as UTF-16-BE bytes, its summary and state key lower-cased."""
+    ascend in rank order, its id as UTF-16-BE bytes, its summary and state key lower-cased; and
+    (version 22) that its joints are among the postings written with it."""
     confidence, authority, undated, recency, code_units = tail_key(item)
     return {
         "cost": item_characters(item),
@@ -147,6 +150,7 @@ def ranking_values(item: ContextItem) -> dict[str, object]:
         "code_units": code_units,
         "folded_summary": _folded(item.summary),
         "folded_key": None if item.state_key is None else _folded(item.state_key),
+        "joints_indexed": 1,
     }
 
 

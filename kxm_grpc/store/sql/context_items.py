@@ -2,8 +2,10 @@
 
 ``context_postings`` is keyed by (project, term, kind, status, item id): a query's terms in a
 pool are a prefix range each, and a second index on (project, item id) finds an item's postings
-when it is replaced or deleted. ``context_index_stats`` holds one row per (project, kind, status)
-partition with items: how many, and their total length.
+when it is replaced or deleted. Beside its terms an item has its *joints* there (version 22,
+decision 301: the seven characters around each space of its folded text, of frequency 0), which
+recall's phrase test reads, and ``joints_indexed`` says they were written. ``context_index_stats``
+holds one row per (project, kind, status) partition with items: how many, and their total length.
 
 Every write is set-based: a batch reads the replaced items' partition contributions with one
 ``GROUP BY`` per chunk of ids, deletes their postings and rows with one statement each, inserts
@@ -27,7 +29,7 @@ from collections.abc import Collection, Iterator, Sequence
 from typing import TypeVar, cast
 
 from kxm_grpc.domain.context.items import SHARED_PROJECT, Kind, Status
-from kxm_grpc.domain.context.joints import query_joints, text_joints
+from kxm_grpc.domain.context.joints import query_joints
 from kxm_grpc.domain.context.relevance import K1, B
 from kxm_grpc.store.protocols.context_items import (
     IndexedItem,
@@ -64,7 +66,7 @@ _TRIGRAM = 3
 _IN_CHUNK = 512
 """Ids or terms per ``IN`` list at most: well under SQLite's 32,766 variables and PostgreSQL's 65,535 parameters."""
 _ITEM_ROWS = 256
-"""Item rows per multi-row ``INSERT`` at most (24 columns: 6,144 parameters)."""
+"""Item rows per multi-row ``INSERT`` at most (25 columns: 6,400 parameters)."""
 _POSTING_ROWS = 512
 """Posting rows per multi-row ``INSERT`` at most (7 columns: 3,584 parameters)."""
 
@@ -224,24 +226,11 @@ class SqlContextItems:
             delta[0] -= int(count)
             delta[1] -= int(total)
             removed += int(count)
-        # The terms' postings along context_postings_item (frequency > 0: the index leaves the
-        # joints out, decision 301); the joints, computed again from the folded text they were
-        # computed from, one primary-key probe each.
         self._conn.execute(
             f"DELETE FROM context_postings WHERE (project, item_id) IN (SELECT project, id FROM context_items "
-            f"WHERE {where}) AND frequency > 0",
+            f"WHERE {where})",
             params,
         )
-        texts = self._conn.execute(
-            f"SELECT project, id, kind, status, folded_summary, folded_key FROM context_items WHERE {where}", params
-        ).fetchall()
-        for project, item_id, kind, status, summary, key in texts:
-            for joints in _chunks(sorted(text_joints([summary, key])), _IN_CHUNK):
-                self._conn.execute(
-                    f"DELETE FROM context_postings WHERE project = ? AND term IN ({_marks(len(joints))}) "
-                    "AND kind = ? AND status = ? AND item_id = ?",
-                    [project, *joints, kind, status, item_id],
-                )
         self._conn.execute(f"DELETE FROM context_items WHERE {where}", params)
         return removed
 
@@ -573,8 +562,17 @@ class SqlContextItems:
         joints = query_joints(folded_query) if among is None and limit is None else []
         if joints:
             # The items holding every joint of the query (decision 301): a few postings each, where
-            # the trigram index below reads the commonest trigrams' tens of thousands.
+            # the trigram index below reads the commonest trigrams' tens of thousands. And those
+            # whose joints were never written: put by a replica of version 21 or older during a
+            # rolling upgrade (few, or none: context_items_unjointed holds only them).
+            # At most _IN_CHUNK of them: fewer joints still hold every phrase hit, among more items.
             among = self._holding(project, joints[:_IN_CHUNK], kinds=kinds, statuses=statuses)
+            among += [
+                row[0]
+                for row in self._conn.execute(
+                    "SELECT id FROM context_items WHERE project = ? AND joints_indexed = 0", [project]
+                ).fetchall()
+            ]
             if not among:
                 return []
         found: list[str] = []
@@ -613,6 +611,10 @@ class SqlContextItems:
                 )
                 params = ['"' + folded_query.replace('"', '""') + '"', project, *params]
             tail = "" if limit is None else " ORDER BY code_units LIMIT ?"
+            if chunk is not None and limit is None:
+                # ORDER BY id: with a kind filter and no statistics, SQLite would otherwise walk
+                # the kinds' partitions in context_items_cost (tens of ms), not probe each id.
+                tail = " ORDER BY id"
             rows = self._conn.execute(
                 f"SELECT id FROM {source} WHERE {' AND '.join(clauses)}{tail}",
                 params if limit is None else [*params, limit],
@@ -623,15 +625,15 @@ class SqlContextItems:
     def _holding(
         self,
         project: str,
-        terms: Sequence[str],
+        joints: Sequence[str],
         *,
         kinds: Collection[Kind] | None,
         statuses: Collection[Status | None],
     ) -> list[str]:
-        """The ids of the project's items of ``kinds`` and ``statuses`` having a posting of every
-        one of ``terms`` (distinct), in no particular order."""
-        clauses = ["project = ?", f"term IN ({_marks(len(terms))})"]
-        params: list[object] = [project, *terms]
+        """The ids of the project's items of ``kinds`` and ``statuses`` holding every one of
+        ``joints`` (distinct), in no particular order."""
+        clauses = ["project = ?", f"term IN ({_marks(len(joints))})"]
+        params: list[object] = [project, *joints]
         if not _filters(clauses, params, kinds, statuses):
             return []
         # Counted here, not by GROUP BY item_id: SQLite without statistics would walk the
@@ -643,7 +645,7 @@ class SqlContextItems:
                 f"SELECT item_id FROM context_postings WHERE {' AND '.join(clauses)}", params
             ).fetchall()
         )
-        return [item_id for item_id, count in held.items() if count == len(terms)]
+        return [item_id for item_id, count in held.items() if count == len(joints)]
 
     def _has_text_index(self, folded_query: str) -> bool:
         """Whether a scan for ``folded_query`` can be narrowed by the trigram index: SQLite with

@@ -712,21 +712,23 @@ def _0021_sync_runs_by_home(db: sqlite_utils.Database) -> None:
     db.execute(SYNC_RUNS_BY_HOME)
 
 
-JOINTS_ITEM_INDEX = (
-    "DROP INDEX context_postings_item",
-    "CREATE INDEX context_postings_item ON context_postings (project, item_id, frequency) WHERE frequency > 0",
+JOINTS_COLUMN = (
+    "ALTER TABLE context_items ADD COLUMN joints_indexed INTEGER NOT NULL DEFAULT 0",
+    "CREATE INDEX context_items_unjointed ON context_items (project, id) WHERE joints_indexed = 0",
 )
-"""An item's term postings, for its deletes; its joints (frequency 0) left out, which are deleted
-by primary key (decision 301). ``frequency`` is a column so that SQLite finds the index covering."""
+"""Whether an item's joints are among its postings: ``put`` of version 22 writes 1; an item a
+replica of version 21 or older writes during a rolling upgrade gets 0, and recall's phrase test
+reads those (``context_items_unjointed``, a handful at most) beside the items holding the joints."""
 
 
 def _0022_context_joints(db: sqlite_utils.Database) -> None:
     """Every stored item's joints as postings (``joints``, decision 301): the seven characters
     around each space of its folded summary and state key, of frequency 0, beside its terms;
-    ``put`` writes them from now on. Recall's phrase test of a query of several words reads the
-    items holding the query's joints instead of the trigram index's matches. ``context_postings_item``
-    leaves them out (``JOINTS_ITEM_INDEX``). Needs version 17."""
-    for statement in JOINTS_ITEM_INDEX:
+    ``put`` writes them from now on (and ``joints_indexed``, ``JOINTS_COLUMN``). Recall's phrase
+    test of a query of several words reads the items holding the query's joints instead of the
+    trigram index's matches. Needs version 17. A change to ``joints.text_joints`` needs a new
+    version that writes the joints again: it defines what this one wrote."""
+    for statement in JOINTS_COLUMN:
         db.execute(statement)
     rows = db.execute(
         "SELECT project, id, kind, status, length, folded_summary, folded_key FROM context_items ORDER BY project, id"
@@ -743,6 +745,7 @@ def _0022_context_joints(db: sqlite_utils.Database) -> None:
                 for joint in sorted(text_joints([summary, key]))
             ],
         )
+    db.execute("UPDATE context_items SET joints_indexed = 1")
 
 
 MIGRATIONS: list[Migration] = [

@@ -46,9 +46,9 @@ from kxm_grpc.domain.context.relevance import (
 from kxm_grpc.domain.context.tokens import item_characters
 from kxm_grpc.domain.validation import js_lower
 from kxm_grpc.store import Store, Tx
-from kxm_grpc.store.postgres.migrations import MIGRATIONS as POSTGRES_MIGRATIONS
 from kxm_grpc.store.protocols.context_items import IndexedItem, Match, StoredContextItem, Stream, TermPosting
-from kxm_grpc.store.rows.context_items import item_joints
+from kxm_grpc.store.rows.context_items import index_entries, item_joints
+from kxm_grpc.store.sql.connection import Connection
 from kxm_grpc.store.sql.context_items import SqlContextItems
 from kxm_grpc.store.sqlite.migrations import MIGRATIONS as SQLITE_MIGRATIONS
 from kxm_grpc.store.tables import raw_connection
@@ -251,9 +251,11 @@ async def test_term_postings_hold_each_terms_postings_together_and_score_exactly
     items += [
         _item("ctx_000", "gate gate gate", project=SHARED_PROJECT),
         _item("def_1", "gate retry", project=SHARED_PROJECT),
+        # 600 terms of its own: the terms asked for span two chunks of 512
+        _item("ctx_many", " ".join(f"w{index:03d}" for index in range(600)) + " gate"),
     ]
     await _put(store, items)
-    terms = ["retry", "gate", "deploy", "absent"]
+    terms = ["retry", "gate", "deploy", "absent", *(f"w{index:03d}" for index in range(599, -1, -1))]
     partitions = [(Kind.EVIDENCE, None), (Kind.KNOWLEDGE, None)]
     own = [item for item in items if item.project == "p" and item.kind in (Kind.EVIDENCE, Kind.KNOWLEDGE)]
     counted = {item.id: Counter(relevance_tokens(item.summary)) for item in own}
@@ -358,6 +360,49 @@ async def test_phrase_hits_narrowed_by_the_trigram_index_are_every_phrase_hit(st
     await _assert_phrase_hits(store, current, queries)
 
 
+async def test_joints_narrow_phrase_hits_in_state_keys_by_kind_and_leave_with_their_items(store: Store) -> None:
+    """Decision 301 on every backend: a hit in a state key alone is found through its joints, a
+    kind filter keeps to its kinds, a query of more than 512 joints is narrowed by 512 of them, and
+    an item's joints go when it is purged by run or as superseded."""
+    long_text = " ".join(f"w{index:03d}" for index in range(600))
+    items = [
+        _item("ctx_key", "nothing here", state_key="deploy target now", kind=Kind.STATE, status=Status.CURRENT),
+        _item("ctx_kn", "the deploy target now", kind=Kind.KNOWLEDGE),
+        _item("ctx_ev", "the deploy target now"),
+        _item("ctx_long", long_text),
+        _item("ctx_run", "gate flaky from a run"),
+        _item("ctx_old", "gate flaky and old", status=Status.SUPERSEDED, valid_until=5),
+    ]
+    await store.write(
+        lambda tx: tx.context_items.put(
+            [StoredContextItem(item, 1, run_id="run_1" if item.id == "ctx_run" else None) for item in items]
+        )
+    )
+
+    def hits(tx: Tx, query: str, kinds: list[Kind] | None, statuses: tuple[Status | None, ...] = _LIVE) -> list[str]:
+        return sorted(tx.context_items.phrase_hits("p", js_lower(query), kinds=kinds, statuses=statuses))
+
+    def joints_of(tx: Tx, item_ids: Iterable[str]) -> list[str]:
+        joints = sorted({joint for item in items if item.id in item_ids for joint in item_joints(item)})
+        return sorted({posting.item_id for posting in tx.context_items.postings("p", joints, include_shared=False)})
+
+    assert await store.read(lambda tx: hits(tx, "Deploy Target", None)) == ["ctx_ev", "ctx_key", "ctx_kn"]
+    assert await store.read(lambda tx: hits(tx, "deploy target", [Kind.KNOWLEDGE])) == ["ctx_kn"]
+    assert await store.read(lambda tx: hits(tx, "deploy target", [Kind.STATE])) == ["ctx_key"]
+    assert await store.read(lambda tx: hits(tx, long_text, None)) == ["ctx_long"]
+    assert await store.read(lambda tx: hits(tx, long_text + "x", None)) == []
+    every = (None, *Status)
+    assert await store.read(lambda tx: hits(tx, "gate flaky", None, every)) == ["ctx_old", "ctx_run"]
+    assert await store.read(lambda tx: joints_of(tx, ["ctx_run", "ctx_old"])) == ["ctx_old", "ctx_run"]
+
+    await store.write(lambda tx: tx.context_items.purge_run("run_1"))
+    await store.write(lambda tx: tx.context_items.purge_superseded(ended_before=10, kinds=list(Kind)))
+
+    assert await store.read(lambda tx: hits(tx, "gate flaky", None, every)) == []
+    assert await store.read(lambda tx: joints_of(tx, ["ctx_run", "ctx_old"])) == []
+    assert await store.read(lambda tx: joints_of(tx, ["ctx_key"])) == ["ctx_ev", "ctx_key", "ctx_kn"]
+
+
 async def _assert_phrase_hits(store: Store, items: list[ContextItem], queries: Iterable[str]) -> None:
     def found(tx: Tx) -> dict[tuple[str, str], list[str]]:
         return {
@@ -374,6 +419,14 @@ async def _assert_phrase_hits(store: Store, items: list[ContextItem], queries: I
     assert await store.read(found) == expected
 
 
+def _put_before_version_22(conn: Connection, items: list[ContextItem]) -> None:
+    """Store ``items`` as a hub of version 21 or older did: no joints, no ``joints_indexed``."""
+    conn.execute("ALTER TABLE context_items ADD COLUMN joints_indexed INTEGER NOT NULL DEFAULT 0")
+    SqlContextItems(conn).put([StoredContextItem(item, 1) for item in items])
+    conn.execute("DELETE FROM context_postings WHERE frequency = 0")
+    conn.execute("ALTER TABLE context_items DROP COLUMN joints_indexed")  # no index on it yet
+
+
 async def test_version_19_fills_the_trigram_index_from_the_items_already_stored(tmp_path: Path) -> None:
     """SQLite: a database of version 18 holding items gets its trigram index filled by the
     migration, and a scan through it finds what the rule finds."""
@@ -384,14 +437,14 @@ async def test_version_19_fills_the_trigram_index_from_the_items_already_stored(
         for migration in SQLITE_MIGRATIONS[:18]:
             migration(db)
         conn.execute("PRAGMA user_version = 18")
-        SqlContextItems(conn).put([StoredContextItem(item, 1) for item in items])
+        _put_before_version_22(conn, items)
         conn.commit()
     store = open_store(url)
     await store.start()
     try:
         names = await store.read(lambda tx: tx.context_items.phrase_hits("p", "gate", kinds=None, statuses=_LIVE))
         assert sorted(names) == _expected_hits(items, "p", "gate")
-        await _assert_phrase_hits(store, items, ("gate fl", "abc", "😀 r", "ab"))
+        await _assert_phrase_hits(store, items, ("gate fl", "abc", "😀 r", "ab", "gate flaky", "ci 😀 run"))
     finally:
         await store.close()
     with raw_connection(url) as conn:
@@ -416,9 +469,10 @@ async def test_version_22_fills_the_joints_put_writes(
     engine: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
     """Decision 301: every item's joints (``joints.text_joints`` of its folded summary and state
-    key) are postings of frequency 0 beside its terms; version 22 gives items stored before it the
-    very postings ``put`` writes now, on both backends (SQLite's migration in Python, PostgreSQL's
-    in SQL), and replacing or deleting an item removes its joints."""
+    key) are postings of frequency 0 beside its terms; version 22 gives the items stored before it
+    the very postings ``put`` writes now, on both backends (SQLite's migration in Python,
+    PostgreSQL's in SQL), replacing or deleting an item removes its joints, and an item put
+    without them (by a replica of version 21 during a rolling upgrade) is still found."""
     url = (
         f"sqlite:///{tmp_path / 'hub.db'}" if engine == "sqlite" else str(request.getfixturevalue("postgres_database"))
     )
@@ -428,41 +482,60 @@ async def test_version_22_fills_the_joints_put_writes(
     ] + [_item("ctx_q", "other project here", project="q", kind=Kind.KNOWLEDGE)]
     store = open_store(url)
     await store.start()
-    try:
-        await _put(store, items)
-    finally:
-        await store.close()
+    await store.close()
+    with raw_connection(url) as conn:  # the schema of version 21, holding the items
+        conn.execute("DROP INDEX context_items_unjointed")
+        conn.execute("ALTER TABLE context_items DROP COLUMN joints_indexed")
+        if engine == "sqlite":
+            conn.execute("PRAGMA user_version = 21")
+        else:
+            conn.execute("UPDATE kxm_schema SET version = 21")
+        _put_before_version_22(conn, items)
+    store = open_store(url)  # migrates to version 22
+    await store.start()
+    await store.close()
     joints = (
         "SELECT project, term, kind, status, item_id, frequency, length FROM context_postings WHERE term LIKE '% %'"
     )
     with raw_connection(url) as conn:
         written = sorted(conn.execute(joints).fetchall())
-        lengths = dict(((row[0], row[4]), row[6]) for row in written)
-        expected = sorted(
+        lengths = {(item.project, item.id): sum(index_entries(item)[1].values()) for item in items}
+        assert written == sorted(
             (item.project, joint, item.kind.value, "", item.id, 0, lengths[(item.project, item.id)])
             for item in items
             for joint in item_joints(item)
         )
-        assert written == expected
         assert {row[1] for row in written} >= {"ate fla", "  b  tw", "lan vit", "i 😀 run", "get now"}
-        conn.execute("DELETE FROM context_postings WHERE term LIKE '% %'")
-        if engine == "sqlite":
-            SQLITE_MIGRATIONS[21](sqlite_utils.Database(conn))  # type: ignore[arg-type]
-        else:
-            for statement in POSTGRES_MIGRATIONS[22]:
-                conn.execute(statement)
-        assert sorted(conn.execute(joints).fetchall()) == expected
-    # Replaced, deleted and purged items leave no joint behind (deletes find them by primary key).
+        assert conn.execute("SELECT COUNT(*) FROM context_items WHERE joints_indexed = 0").fetchone()[0] == 0
     store = open_store(url)
     await store.start()
     try:
         replaced = dataclasses.replace(items[0], summary="another text entirely", state_key="now here too")
-        await _put(store, [replaced])
+        await _put(store, [replaced, *(item for item in items if item.id != "ctx_0")])  # as version 22 writes them
+        assert await _joint_rows(url) == sorted(
+            (item.project, joint, item.id) for item in [replaced, *items[1:]] for joint in item_joints(item)
+        )
         await store.write(lambda tx: tx.context_items.delete("p", ["ctx_1", "ctx_2"]))
-    finally:
-        await store.close()
-    current = [replaced, *(item for item in items if item.id not in ("ctx_0", "ctx_1", "ctx_2"))]
-    with raw_connection(url) as conn:
-        assert sorted((row[0], row[1], row[4]) for row in conn.execute(joints).fetchall()) == sorted(
+        current = [replaced, *(item for item in items if item.id not in ("ctx_0", "ctx_1", "ctx_2"))]
+        assert await _joint_rows(url) == sorted(
             (item.project, joint, item.id) for item in current for joint in item_joints(item)
         )
+        # ctx_3 as a replica of version 21 rewrites it: no joints, joints_indexed 0. Found all the same.
+        with raw_connection(url) as conn:
+            conn.execute("DELETE FROM context_postings WHERE project = 'p' AND item_id = 'ctx_3' AND frequency = 0")
+            conn.execute("UPDATE context_items SET joints_indexed = 0 WHERE project = 'p' AND id = 'ctx_3'")
+        await _assert_phrase_hits(store, current, ["gate flaky", "ci 😀 run", "run gate", "un gate 😀", "t now"])
+        # Marked as holding its joints, which it does not: the phrase test never sees it (it reads
+        # only the items holding the joints), so this proves the narrowing is what answers.
+        with raw_connection(url) as conn:
+            conn.execute("UPDATE context_items SET joints_indexed = 1 WHERE project = 'p' AND id = 'ctx_3'")
+        found = await store.read(lambda tx: tx.context_items.phrase_hits("p", "ci 😀 run", kinds=None, statuses=_LIVE))
+        assert "ctx_3" not in found
+    finally:
+        await store.close()
+
+
+async def _joint_rows(url: str) -> list[tuple[str, str, str]]:
+    with raw_connection(url) as conn:
+        rows = conn.execute("SELECT project, term, item_id FROM context_postings WHERE term LIKE '% %'").fetchall()
+    return sorted((str(project), str(term), str(item_id)) for project, term, item_id in rows)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+import struct
 
 import pytest
 
@@ -141,7 +142,6 @@ def test_code_unit_order_puts_astral_characters_before_the_top_of_the_bmp() -> N
 
 
 def test_bm25_from_counted_statistics_is_score_relevance_bit_for_bit() -> None:
-    import struct
     from collections import Counter
 
     rng = random.Random(5)
@@ -165,8 +165,6 @@ def test_bm25_from_postings_is_bm25_bit_for_bit() -> None:
     """Decision 300: the indexed packet sums every matched item's score from the terms' postings,
     term by term in query order; each score is bm25's to the last bit, items holding no term are
     absent, and the order the postings come in within a term does not matter."""
-    import struct
-
     rng = random.Random(11)
     for _ in range(300):
         terms = [f"t{index}" for index in range(rng.randint(1, 12))]
